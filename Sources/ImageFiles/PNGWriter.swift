@@ -1,0 +1,91 @@
+import Foundation
+import PNGShim
+
+/// Writes an 8-bit gray or RGB PNG row by row through libpng, with text chunks saying how it was made.
+public final class PNGWriter {
+    /// One `tEXt` chunk.
+    public struct TextChunk: Sendable, Equatable {
+        /// The keyword: 1 to 79 Latin-1 characters.
+        public var key: String
+        /// The text.
+        public var text: String
+
+        /// Creates a chunk.
+        public init(key: String, text: String) {
+            self.key = key
+            self.text = text
+        }
+    }
+
+    private let writer: OpaquePointer
+    private let output: OutputFile
+    /// Bytes in one row.
+    public let bytesPerRow: Int
+
+    /// Starts a PNG in `output` and writes its header and text chunks.
+    ///
+    /// - Parameters:
+    ///   - output: The destination.
+    ///   - width: Pixels per row.
+    ///   - height: Rows.
+    ///   - channels: 1 (gray) or 3 (RGB); traps otherwise.
+    ///   - compressionLevel: zlib's level, 0 (none) to 9 (smallest); 6 by default.
+    ///   - texts: The text chunks, in order.
+    /// - Throws: ``ImageFileError/writeFailed(path:reason:)`` if libpng refuses.
+    public init(
+        output: OutputFile, width: Int, height: Int, channels: Int,
+        compressionLevel: Int = 6, texts: [TextChunk]
+    ) throws(ImageFileError) {
+        precondition(channels == 1 || channels == 3, "a PNG pixel here has 1 or 3 channels")
+        self.output = output
+        self.bytesPerRow = width * channels
+        var message = [CChar](repeating: 0, count: 256)
+        let created: OpaquePointer? = withTextChunks(texts) { chunks in
+            mandel_png_writer_create(
+                output.stream, UInt32(width), UInt32(height), Int32(channels), Int32(compressionLevel),
+                chunks.baseAddress, chunks.count, &message, message.count)
+        }
+        guard let created else {
+            throw .writeFailed(path: output.path, reason: String(nulTerminated: message))
+        }
+        writer = created
+    }
+
+    deinit { mandel_png_writer_destroy(writer) }
+
+    /// Writes the next rows, `bytesPerRow` apart in `rows`.
+    ///
+    /// - Throws: ``ImageFileError/writeFailed(path:reason:)``.
+    public func write(rows: UnsafeBufferPointer<UInt8>, count: Int) throws(ImageFileError) {
+        precondition(rows.count >= count * bytesPerRow, "fewer bytes than rows")
+        guard mandel_png_writer_write_rows(writer, rows.baseAddress, bytesPerRow, UInt32(count)) == 0 else {
+            throw failure()
+        }
+    }
+
+    /// Writes the end of the image and flushes it.
+    ///
+    /// - Throws: ``ImageFileError/writeFailed(path:reason:)``.
+    public func finish() throws(ImageFileError) {
+        guard mandel_png_writer_finish(writer) == 0 else { throw failure() }
+    }
+
+    private func failure() -> ImageFileError {
+        let reason = String(cString: mandel_png_writer_error(writer))
+        return .writeFailed(path: output.path, reason: errno == ENOSPC ? "no space left on the device" : reason)
+    }
+}
+
+/// Calls `body` with C views of `texts` that live as long as the call.
+private func withTextChunks<Result>(
+    _ texts: [PNGWriter.TextChunk], _ body: (UnsafeBufferPointer<mandel_png_text>) -> Result
+) -> Result {
+    let keys = texts.map { strdup($0.key)! }
+    let values = texts.map { strdup($0.text)! }
+    defer {
+        keys.forEach { free($0) }
+        values.forEach { free($0) }
+    }
+    let chunks = zip(keys, values).map { mandel_png_text(key: $0, text: $1) }
+    return chunks.withUnsafeBufferPointer(body)
+}

@@ -1,0 +1,15 @@
+/// How escape counts become pixel values.
+public enum ColorScheme: String, Sendable, CaseIterable {
+    /// The seeds' picture: the set black (0), everything else white (255); 8-bit grayscale.
+    case bw
+    /// Gray levels: the set black, fast escapes white, slower escapes darker; 8-bit grayscale.
+    case gray
+    /// Continuous (normalised) iteration count over a palette, the set black; 8-bit RGB.
+    case smooth
+
+    /// Bytes per pixel: 1 for grayscale, 3 for RGB.
+    public var channels: Int { self == .smooth ? 3 : 1 }
+
+    /// Whether the kernel must also report the fractional escape value.
+    var needsSmoothValues: Bool { self == .smooth }
+}

@@ -1,0 +1,36 @@
+/// Turns one row of escape counts into pixel bytes.
+struct RowColorizer {
+    let scheme: ColorScheme
+    let limit: Int
+    let palette: Palette
+
+    func colour(
+        counts: UnsafePointer<UInt32>, smooth: UnsafePointer<Float>?, count: Int,
+        into pixels: UnsafeMutablePointer<UInt8>
+    ) {
+        let limit = UInt32(self.limit)
+        switch scheme {
+        case .bw:
+            for index in 0..<count {
+                pixels[index] = counts[index] >= limit ? 0 : 255
+            }
+        case .gray:
+            // The set is black; outside it, fast escapes are white and the
+            // shade darkens linearly as the count approaches the limit.
+            let scale = 255.0 / Double(limit)
+            for index in 0..<count {
+                let escape = counts[index]
+                pixels[index] = escape >= limit ? 0 : UInt8(255 - (Double(escape) * scale).rounded(.down))
+            }
+        case .smooth:
+            for index in 0..<count {
+                let pixel = pixels + index * 3
+                if counts[index] >= limit {
+                    pixel[0] = 0; pixel[1] = 0; pixel[2] = 0
+                } else {
+                    palette.write(value: smooth![index], into: pixel)
+                }
+            }
+        }
+    }
+}

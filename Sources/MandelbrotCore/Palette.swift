@@ -1,0 +1,72 @@
+/// A colour gradient that smooth colouring walks along as the escape value grows.
+public struct Palette: Sendable {
+    /// One colour at a position in [0, 1) of the cycle.
+    public struct Stop: Sendable {
+        /// Where the colour sits in the cycle, from 0 up to (not including) 1.
+        public var position: Double
+        /// Red, green and blue, 0…255.
+        public var red: UInt8, green: UInt8, blue: UInt8
+
+        /// Creates a stop.
+        public init(position: Double, red: UInt8, green: UInt8, blue: UInt8) {
+            self.position = position
+            self.red = red
+            self.green = green
+            self.blue = blue
+        }
+    }
+
+    /// The stops, by increasing position; the gradient wraps from the last back to the first.
+    public let stops: [Stop]
+    /// How many iterations one trip through the gradient takes.
+    public let cycle: Double
+
+    /// Creates a palette; traps unless there are stops and the cycle is positive.
+    public init(stops: [Stop], cycle: Double) {
+        precondition(!stops.isEmpty, "a palette needs at least one colour")
+        precondition(cycle > 0, "a palette cycle must be positive")
+        self.stops = stops.sorted { $0.position < $1.position }
+        self.cycle = cycle
+    }
+
+    /// Deep blue through white to gold: the gradient most renderers ship as their default.
+    public static let classic = Palette(
+        stops: [
+            Stop(position: 0.0, red: 0, green: 7, blue: 100),
+            Stop(position: 0.16, red: 32, green: 107, blue: 203),
+            Stop(position: 0.42, red: 237, green: 255, blue: 255),
+            Stop(position: 0.6425, red: 255, green: 170, blue: 0),
+            Stop(position: 0.8575, red: 0, green: 2, blue: 0),
+        ],
+        cycle: 64
+    )
+
+    /// Writes the colour for a smooth escape value into `pixel[0...2]`.
+    func write(value: Float, into pixel: UnsafeMutablePointer<UInt8>) {
+        var t = Double(value) / cycle
+        t -= t.rounded(.down)
+        // Find the stops around t, wrapping past the last one.
+        var upper = stops.firstIndex { $0.position > t } ?? stops.count
+        let lowerStop = stops[(upper - 1 + stops.count) % stops.count]
+        let upperStop: Stop
+        var span: Double
+        if upper == stops.count {
+            upper = 0
+            upperStop = stops[0]
+            span = 1 + upperStop.position - lowerStop.position
+        } else {
+            upperStop = stops[upper]
+            span = upperStop.position - lowerStop.position
+        }
+        var offset = t - lowerStop.position
+        if offset < 0 { offset += 1 }
+        if span <= 0 { span = 1 }
+        let mix = offset / span
+        func blend(_ a: UInt8, _ b: UInt8) -> UInt8 {
+            UInt8((Double(a) + (Double(b) - Double(a)) * mix).rounded())
+        }
+        pixel[0] = blend(lowerStop.red, upperStop.red)
+        pixel[1] = blend(lowerStop.green, upperStop.green)
+        pixel[2] = blend(lowerStop.blue, upperStop.blue)
+    }
+}

@@ -1,0 +1,62 @@
+/// Everything that defines one render: what to draw, how to colour it and how to split the work.
+public struct RenderJob: Sendable {
+    /// Which points of the plane the pixels sample.
+    public enum Region: Sendable, Hashable {
+        /// A centred view with `mandel`'s pixel-centre convention.
+        case view(Viewport)
+        /// The Benchmarks Game "mandelbrot" task: pixel corners of [−1.5, 0.5] × [−1, 1],
+        /// 50 iterations, and a point counts as in the set only if it is still
+        /// inside the radius after the 50th.
+        case benchmarksGame
+    }
+
+    /// The image size.
+    public var size: ImageSize
+    /// The part of the plane shown.
+    public var region: Region
+    /// The iteration limit.
+    public var iterations: Int
+    /// How counts become pixels.
+    public var colorScheme: ColorScheme
+    /// The gradient of smooth colouring.
+    public var palette: Palette
+    /// How the work is divided.
+    public var split: WorkSplit
+    /// The tile size of the `tiles` split.
+    public var tileSize: TileSize
+    /// How many workers to use.
+    public var workers: Int
+
+    /// Creates a job; traps on a non-positive iteration limit or worker count.
+    public init(
+        size: ImageSize, region: Region = .view(.whole), iterations: Int = 256,
+        colorScheme: ColorScheme = .smooth, palette: Palette = .classic,
+        split: WorkSplit = .tiles, tileSize: TileSize = .standard, workers: Int = 1
+    ) {
+        precondition(iterations > 0, "the iteration limit must be positive")
+        precondition(workers > 0, "a render needs at least one worker")
+        self.size = size
+        self.region = region
+        self.iterations = iterations
+        self.colorScheme = colorScheme
+        self.palette = palette
+        self.split = split
+        self.tileSize = tileSize
+        self.workers = workers
+    }
+
+    /// The limit the kernel runs to. The Benchmarks Game checks the radius
+    /// once more after its last iteration, which is the same as one more step
+    /// of `EscapeTime.count`: in the set ⇔ count == limit + 1.
+    var kernelLimit: Int {
+        if case .benchmarksGame = region { iterations + 1 } else { iterations }
+    }
+
+    /// The sample grid of this job.
+    func makeSampleGrid() -> SampleGrid {
+        switch region {
+        case .view(let viewport): SampleGrid(size: size, viewport: viewport)
+        case .benchmarksGame: SampleGrid(benchmarksGameSide: size.width)
+        }
+    }
+}

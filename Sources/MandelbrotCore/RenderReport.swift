@@ -1,0 +1,39 @@
+/// The measurements of one finished (or cancelled) render.
+public struct RenderReport: Sendable {
+    /// The strategy's name.
+    public let strategy: String
+    /// Seconds from the strategy's start call to its completion on the main queue.
+    public let wallSeconds: Double
+    /// Processor time the whole process used meanwhile.
+    public let cpu: CPUTime
+    /// Whether the render stopped before every tile was finished.
+    public let wasCancelled: Bool
+    /// One record per tile of the plan.
+    public let tiles: [TileRecord]
+    /// How many workers the plan kept busy.
+    public let plannedWorkers: Int
+
+    /// The escape-time iterations of every finished tile.
+    public var totalIterations: UInt64 { tiles.reduce(0) { $0 + $1.iterations } }
+
+    /// The distinct threads that rendered tiles (may exceed the planned workers for pooled mechanisms).
+    public var threadsUsed: Int { (tiles.compactMap(\.worker).max() ?? -1) + 1 }
+
+    /// Seconds each worker spent inside tiles, indexed by worker.
+    public var workerBusySeconds: [Double] {
+        var busy = [Double](repeating: 0, count: threadsUsed)
+        for tile in tiles {
+            if let worker = tile.worker { busy[worker] += tile.end - tile.start }
+        }
+        return busy
+    }
+
+    /// The busiest worker's busy time over the mean of all planned workers: 1 is a perfect balance.
+    public var imbalance: Double {
+        let busy = workerBusySeconds
+        let workers = max(plannedWorkers, busy.count)
+        let mean = busy.reduce(0, +) / Double(workers)
+        guard mean > 0, let busiest = busy.max() else { return 1 }
+        return busiest / mean
+    }
+}

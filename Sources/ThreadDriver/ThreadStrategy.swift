@@ -1,0 +1,71 @@
+import Dispatch
+import Foundation
+public import MandelbrotCore
+
+/// Foundation `Thread`s that the strategy creates, names and starts itself: the seeds' first way.
+///
+/// Each worker thread gets its arguments packed into one ``WorkerArguments``
+/// object (a thread's entry point takes one), renders its share, and at its
+/// exit point hands back to the main queue, which counts the finished threads
+/// and calls the completion when the last one is in. The main queue is the
+/// only place the count is touched, so it needs no lock.
+public struct ThreadStrategy: RenderStrategy {
+    /// Creates the strategy.
+    public init() {}
+
+    /// `thread`.
+    public var name: String { "thread" }
+
+    /// One line for `mandel strategies`.
+    public var summary: String {
+        "One Foundation Thread per worker, started by hand; each hops back to the main queue when it exits."
+    }
+
+    /// Starts one thread per planned worker and returns.
+    public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
+        let workerCount = work.plan.workerCount
+        let tally = FinishedThreadTally(expected: workerCount, completion: completion)
+        let threads = (0..<workerCount).map { worker in
+            RenderThread(arguments: WorkerArguments(
+                work: work,
+                worker: worker,
+                assignedTiles: work.plan.assignments?[worker],
+                exitOnMainQueue: { tally.threadFinished() }))
+        }
+        // A thread checks its own `isCancelled` between tiles; Ctrl-C sets it on all of them.
+        let handles = ThreadHandles(threads: threads)
+        work.cancellation.onCancel { handles.cancelAll() }
+        threads.forEach { $0.start() }
+    }
+}
+
+/// Counts finished worker threads on the main queue and completes the render after the last one.
+final class FinishedThreadTally: @unchecked Sendable {
+    // @unchecked: `finished` is confined to the main queue. Every call of
+    // threadFinished() arrives through DispatchQueue.main.async (asserted below).
+    private var finished = 0
+    private let expected: Int
+    private let completion: @Sendable () -> Void
+
+    init(expected: Int, completion: @escaping @Sendable () -> Void) {
+        self.expected = expected
+        self.completion = completion
+    }
+
+    func threadFinished() {
+        dispatchPrecondition(condition: .onQueue(.main))
+        finished += 1
+        if finished == expected { completion() }
+    }
+}
+
+/// The worker threads, so that a cancel request from another thread can reach them.
+final class ThreadHandles: @unchecked Sendable {
+    // @unchecked: Foundation marks Thread non-Sendable, but the only call made
+    // through this box is RenderThread.cancel(), which is an atomic store.
+    private let threads: [RenderThread]
+
+    init(threads: [RenderThread]) { self.threads = threads }
+
+    func cancelAll() { threads.forEach { $0.cancel() } }
+}

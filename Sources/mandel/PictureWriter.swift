@@ -1,0 +1,39 @@
+import Foundation
+import ImageFiles
+import MandelbrotCore
+
+/// Writes a rendered canvas to a PNG, atomically, with text chunks saying how it was made.
+enum PictureWriter {
+    /// Thrown when Ctrl-C arrives while the file is being written; nothing is left behind.
+    struct Interrupted: Error {}
+
+    /// Writes `canvas` to `path`, checking `isInterrupted` between blocks of rows.
+    ///
+    /// - Returns: The seconds the encoding and write took.
+    /// - Throws: `ImageFileError`, or `Interrupted`.
+    static func writePNG(
+        _ canvas: PixelBuffer, to path: String, texts: [PNGWriter.TextChunk],
+        isInterrupted: () -> Bool
+    ) throws -> Double {
+        let start = DispatchTime.now()
+        let output = try OutputFile(path: path)
+        let writer = try PNGWriter(
+            output: output, width: canvas.size.width, height: canvas.size.height,
+            channels: canvas.channels, texts: texts)
+        let rowsPerBlock = 32
+        try canvas.withBytes { bytes in
+            for top in stride(from: 0, to: canvas.size.height, by: rowsPerBlock) {
+                if isInterrupted() {
+                    output.discard()
+                    throw Interrupted()
+                }
+                let count = min(rowsPerBlock, canvas.size.height - top)
+                let block = UnsafeBufferPointer(rebasing: bytes[(top * writer.bytesPerRow)...])
+                try writer.write(rows: block, count: count)
+            }
+        }
+        try writer.finish()
+        try output.commit()
+        return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    }
+}

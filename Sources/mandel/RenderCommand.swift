@@ -1,0 +1,100 @@
+import ArgumentParser
+import Dispatch
+import ImageFiles
+import MandelbrotCore
+
+/// `mandel render`: one render with one strategy, written to a PNG, with its timing.
+struct RenderCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "render",
+        abstract: "Render one picture with one strategy and print its timing.",
+        discussion: """
+            The render runs on the chosen strategy's threads; its completion comes back on \
+            the main queue, which writes the PNG and prints one line (or one JSON object with \
+            --json). Wall time runs from the strategy's start to that completion; the PNG \
+            encoding is timed separately. Ctrl-C cancels the render and exits with 130.
+            """
+    )
+
+    @Option(help: "Threading strategy (see 'mandel strategies').")
+    var strategy: StrategyName = .gcd
+
+    @OptionGroup(title: "View")
+    var view: ViewOptions
+
+    @OptionGroup(title: "Work split")
+    var work: WorkOptions
+
+    @Option(name: .shortAndLong, help: "Output PNG; written atomically (a temporary file, then a rename).")
+    var output = "mandel.png"
+
+    @Flag(help: "Print one JSON object instead of the human line.")
+    var json = false
+
+    func run() async throws {
+        let size = view.imageSize
+        let job = RenderJob(
+            size: size, region: .view(view.viewport), iterations: view.iterations,
+            colorScheme: view.color, split: work.split, tileSize: try work.tileSize(for: size),
+            workers: work.workerCount)
+        try await RenderSession(job: job, viewport: view.viewport, strategy: strategy.strategy, output: output, json: json)
+            .run()
+    }
+}
+
+/// One `mandel render` from start to written file, on the main actor.
+@MainActor
+struct RenderSession {
+    let job: RenderJob
+    let viewport: Viewport
+    let strategy: any RenderStrategy
+    let output: String
+    let json: Bool
+
+    func run() async throws {
+        let canvas = PixelBuffer(size: job.size, channels: job.colorScheme.channels)
+        let cancellation = CancellationFlag()
+        let interrupts = InterruptWatch(cancellation: cancellation)
+        defer { interrupts.stop() }
+        let work = RenderWork(job: job, canvas: canvas, cancellation: cancellation)
+
+        let report = await StrategyRunner.run(strategy, work: work)
+        // The strategy's completion resumed us: from here on, the main queue owns the result.
+        dispatchPrecondition(condition: .onQueue(.main))
+        interrupts.renderFinished()
+        guard !report.wasCancelled else {
+            printError("interrupted")
+            throw ExitStatus.interrupted
+        }
+
+        let pngSeconds: Double
+        do {
+            pngSeconds = try PictureWriter.writePNG(
+                canvas, to: output, texts: textChunks(), isInterrupted: { interrupts.wasInterrupted })
+        } catch let error as ImageFileError {
+            printError(error.description)
+            throw ExitStatus.code(for: error)
+        } catch is PictureWriter.Interrupted {
+            printError("interrupted")
+            throw ExitStatus.interrupted
+        }
+        let summary = RenderSummary(
+            report: report, job: job, viewport: viewport, pngSeconds: pngSeconds, output: output,
+            checksum: canvas.checksum)
+        print(json ? summary.json : summary.line)
+    }
+
+    /// The text chunks that say how the picture was made.
+    private func textChunks() -> [PNGWriter.TextChunk] {
+        [
+            .init(key: "Software", text: "mandel \(Mandel.version)"),
+            .init(key: "mandel.center", text: "\(viewport.centerReal),\(viewport.centerImaginary)"),
+            .init(key: "mandel.zoom", text: "\(viewport.zoom)"),
+            .init(key: "mandel.iterations", text: "\(job.iterations)"),
+            .init(key: "mandel.color", text: job.colorScheme.rawValue),
+            .init(key: "mandel.strategy", text: strategy.name),
+            .init(key: "mandel.split", text: job.split.rawValue),
+            .init(key: "mandel.workers", text: "\(job.workers)"),
+        ]
+    }
+}

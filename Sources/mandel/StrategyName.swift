@@ -1,0 +1,23 @@
+import ArgumentParser
+import DispatchDriver
+import MandelbrotCore
+import OperationDriver
+import ThreadDriver
+
+/// The strategies a user can name on the command line.
+enum StrategyName: String, CaseIterable, ExpressibleByArgument {
+    case serial
+    case thread
+    case operation
+    case gcd
+
+    /// The driver that implements it.
+    var strategy: any RenderStrategy {
+        switch self {
+        case .serial: SerialStrategy()
+        case .thread: ThreadStrategy()
+        case .operation: OperationStrategy()
+        case .gcd: DispatchStrategy()
+        }
+    }
+}
