@@ -19,9 +19,10 @@ public struct RenderReport: Sendable {
     /// The distinct threads that rendered tiles (may exceed the planned workers for pooled mechanisms).
     public var threadsUsed: Int { (tiles.compactMap(\.worker).max() ?? -1) + 1 }
 
-    /// Seconds each worker spent inside tiles, indexed by worker.
+    /// Seconds each worker spent inside tiles, indexed by worker; at least one entry per planned
+    /// worker, so a worker that never ran (a pooled mechanism may run two blocks on one thread) shows 0.
     public var workerBusySeconds: [Double] {
-        var busy = [Double](repeating: 0, count: threadsUsed)
+        var busy = [Double](repeating: 0, count: max(threadsUsed, plannedWorkers))
         for tile in tiles {
             if let worker = tile.worker { busy[worker] += tile.end - tile.start }
         }
@@ -31,8 +32,7 @@ public struct RenderReport: Sendable {
     /// The busiest worker's busy time over the mean of all planned workers: 1 is a perfect balance.
     public var imbalance: Double {
         let busy = workerBusySeconds
-        let workers = max(plannedWorkers, busy.count)
-        let mean = busy.reduce(0, +) / Double(workers)
+        let mean = busy.reduce(0, +) / Double(busy.count)
         guard mean > 0, let busiest = busy.max() else { return 1 }
         return busiest / mean
     }

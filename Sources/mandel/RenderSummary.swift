@@ -56,7 +56,7 @@ struct RenderSummary: Encodable {
     /// The one line `mandel render` prints.
     var line: String {
         let splitText = split == "tiles" ? "tiles \(tile)" : split
-        return "\(strategy): \(width)x\(height), \(iterations) iterations, \(workers) workers (\(splitText))"
+        return "\(strategy): \(width)x\(height), \(iterations) iterations, \(workers) worker\(workers == 1 ? "" : "s") (\(splitText))"
             + " | wall \(Format.seconds(wallSeconds)), cpu \(Format.seconds(cpuSeconds))"
             + ", \(Format.decimal(megapixelsPerSecond)) Mpixel/s, \(Format.rate(iterationsPerSecond)) iterations/s"
             + " | png \(Format.seconds(pngSeconds)) -> \(output)"

@@ -1,0 +1,59 @@
+import Foundation
+import Testing
+
+@Suite("Bad input")
+struct BadInputTests {
+    /// Each: the arguments after `render`, the exit code, and words the first stderr line must contain.
+    static let cases: [([String], Int32, String)] = [
+        (["--size", "0x10"], 64, "--size"),
+        (["--size", "-5"], 64, "--size"),
+        (["--size", "abc"], 64, "--size"),
+        (["--size", "10x"], 64, "--size"),
+        (["--size", "70000x10"], 64, "--size"),
+        (["--size", "20000x20000"], 64, "268435456"),
+        (["--center", "nan,0"], 64, "--center"),
+        (["--center", "0,inf"], 64, "--center"),
+        (["--center", "1"], 64, "--center"),
+        (["--zoom", "0"], 64, "--zoom"),
+        (["--zoom", "-2"], 64, "--zoom"),
+        (["--zoom", "inf"], 64, "--zoom"),
+        (["--iterations", "0"], 64, "--iterations"),
+        (["--iterations", "1000000000"], 64, "--iterations"),
+        (["--color", "purple"], 64, "--color"),
+        (["--strategy", "fibers"], 64, "--strategy"),
+        (["--workers", "0"], 64, "--workers"),
+        (["--workers", "5000"], 64, "--workers"),
+        (["--split", "diagonal"], 64, "--split"),
+        (["--tile", "0x8"], 64, "--tile"),
+        (["--size", "32", "--tile", "64"], 64, "--tile"),
+        (["-o", "no-such-folder/x.png"], 73, "does not exist"),
+        (["-o", "."], 73, "directory"),
+        (["-o", "/dev/full"], 74, "no space left"),
+    ]
+
+    @Test("one clear line, a documented exit code, and no file left behind", arguments: cases)
+    func rejected(arguments: [String], status: Int32, mention: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(["render", "--size", "64x48"] + arguments, in: folder)
+        #expect(result.status == status, "\(arguments): \(result.standardError)")
+        let firstLine = result.standardError.split(separator: "\n").first.map(String.init) ?? ""
+        #expect(firstLine.contains(mention), "\(arguments): \(firstLine)")
+        #expect(!result.standardError.contains("Fatal error"))
+        #expect(result.standardOutput.isEmpty)
+        #expect(contents(of: folder).isEmpty, "\(arguments) left \(contents(of: folder))")
+    }
+
+    @Test("a read-only folder cannot be written into", .enabled(if: getuid() != 0, "root can write anywhere"))
+    func readOnlyFolder() throws {
+        let folder = temporaryFolder()
+        defer {
+            chmod(folder, 0o755)
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        chmod(folder, 0o555)
+        let result = try MandelProcess.run(["render", "--size", "16", "-o", "x.png"], in: folder)
+        #expect(result.status == 73)
+        #expect(contents(of: folder).isEmpty)
+    }
+}

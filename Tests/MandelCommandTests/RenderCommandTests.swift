@@ -1,0 +1,81 @@
+import Foundation
+import ImageFiles
+import Testing
+
+@Suite("mandel render")
+struct RenderCommandTests {
+    @Test("renders a PNG, prints one line, and the PNG says how it was made", arguments: ["serial", "thread", "operation", "gcd"])
+    func renders(strategy: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--strategy", strategy, "--size", "90x60", "--iterations", "100", "--color", "gray", "-o", "out.png"],
+            in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let lines = result.standardOutput.split(separator: "\n")
+        #expect(lines.count == 1)
+        #expect(lines.first?.hasPrefix("\(strategy): 90x60, 100 iterations") == true)
+        #expect(result.standardOutput.contains("wall ") && result.standardOutput.contains("Mpixel/s"))
+        #expect(contents(of: folder) == ["out.png"])
+        let image = try PNGImage(contentsOf: folder + "/out.png")
+        #expect(image.width == 90 && image.height == 60 && image.channels == 1)
+        #expect(image.texts["mandel.strategy"] == strategy)
+        #expect(image.texts["mandel.iterations"] == "100")
+        #expect(image.texts["mandel.center"] == "-0.5,0.0")
+        #expect(image.texts["Software"]?.hasPrefix("mandel ") == true)
+    }
+
+    @Test("every strategy writes the same pixels")
+    func identicalPixels() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var pictures: [[UInt8]] = []
+        for strategy in ["serial", "thread", "operation", "gcd"] {
+            let result = try MandelProcess.run(
+                ["render", "--strategy", strategy, "--size", "77x51", "--split", "tiles", "--tile", "9x7", "--workers", "3", "-o", "\(strategy).png"],
+                in: folder)
+            #expect(result.status == 0)
+            pictures.append(try PNGImage(contentsOf: "\(folder)/\(strategy).png").pixels)
+        }
+        #expect(Set(pictures).count == 1)
+    }
+
+    @Test("--json prints one object with the documented keys")
+    func json() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--size", "40", "--workers", "2", "--split", "bands", "--json", "-o", "j.png"], in: folder)
+        #expect(result.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
+        for key in ["strategy", "width", "height", "iterations", "workers", "wall_seconds", "cpu_seconds",
+                    "total_iterations", "output", "split", "tile", "worker_busy_seconds", "png_seconds"] {
+            #expect(object[key] != nil, "missing \(key)")
+        }
+        #expect(object["strategy"] as? String == "gcd")
+        #expect(object["width"] as? Int == 40)
+        #expect(object["split"] as? String == "bands")
+        #expect((object["worker_busy_seconds"] as? [Double])?.count == 2)
+        #expect((object["total_iterations"] as? Int ?? 0) > 0)
+    }
+
+    @Test("bw writes the seeds' black-and-white picture: black set, white elsewhere")
+    func blackAndWhite() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(["render", "--size", "30x20", "--color", "bw", "-o", "bw.png"], in: folder)
+        #expect(result.status == 0)
+        let image = try PNGImage(contentsOf: folder + "/bw.png")
+        #expect(Set(image.pixels) == [0, 255])
+        #expect(image.pixels[10 * 30 + 15] == 0, "the centre, -0.5+0i, is in the set")
+        #expect(image.pixels[0] == 255, "the corner is far outside")
+    }
+
+    @Test("mandel strategies lists every strategy with a line on how it works")
+    func strategies() throws {
+        let result = try MandelProcess.run(["strategies"])
+        #expect(result.status == 0)
+        let names = result.standardOutput.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) }
+        #expect(names == ["serial", "thread", "operation", "gcd"])
+    }
+}

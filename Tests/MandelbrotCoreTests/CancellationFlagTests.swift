@@ -1,0 +1,20 @@
+import MandelbrotCore
+import Synchronization
+import Testing
+
+@Suite("CancellationFlag")
+struct CancellationFlagTests {
+    @Test("handlers run once, and one registered late runs at once")
+    func handlers() {
+        let flag = CancellationFlag()
+        let calls = Mutex(0)
+        flag.onCancel { calls.withLock { $0 += 1 } }
+        #expect(!flag.isCancelled)
+        flag.cancel()
+        flag.cancel()
+        #expect(flag.isCancelled)
+        #expect(calls.withLock { $0 } == 1)
+        flag.onCancel { calls.withLock { $0 += 10 } }
+        #expect(calls.withLock { $0 } == 11)
+    }
+}

@@ -1,0 +1,51 @@
+import MandelbrotCore
+import Testing
+
+@Suite("Every strategy matches serial")
+struct IdenticalOutputTests {
+    static let sizes = [
+        ImageSize(width: 1, height: 1),
+        ImageSize(width: 97, height: 61),   // not divisible by any tile size below
+        ImageSize(width: 128, height: 64),
+    ]
+
+    @Test("same pixels for every split, worker count and tile size", arguments: concurrentStrategyNames, WorkSplit.allCases)
+    func identical(strategyName: String, split: WorkSplit) async {
+        for size in Self.sizes {
+            for workers in [1, 2, 3, 16] {
+                for tile in [TileSize(width: 1, height: 1), TileSize(width: 7, height: 5), TileSize(width: 32, height: 32)]
+                where tile.width <= size.width && tile.height <= size.height && (split == .tiles || tile.width == 32) {
+                    let job = RenderJob(
+                        size: size, region: .view(Viewport(centerReal: -0.6, centerImaginary: 0.1, zoom: 1.3)),
+                        iterations: 120, colorScheme: .smooth, split: split, tileSize: tile, workers: workers)
+                    let (expected, serialReport) = await render(job, with: SerialStrategy())
+                    let (canvas, report) = await render(job, with: strategy(named: strategyName))
+                    #expect(canvas.checksum == expected.checksum, "\(strategyName) \(split) \(size) workers \(workers) tile \(tile)")
+                    #expect(report.totalIterations == serialReport.totalIterations)
+                    #expect(!report.wasCancelled)
+                }
+            }
+        }
+    }
+
+    @Test("every tile is recorded once, by a worker, with its iterations", arguments: concurrentStrategyNames)
+    func records(strategyName: String) async {
+        let job = RenderJob(size: ImageSize(width: 200, height: 150), iterations: 200, colorScheme: .bw, split: .tiles,
+                            tileSize: TileSize(width: 16, height: 16), workers: 2)
+        let (_, report) = await render(job, with: strategy(named: strategyName))
+        #expect(report.tiles.count == 13 * 10)
+        #expect(report.tiles.allSatisfy { $0.isFinished && $0.end >= $0.start && $0.start >= 0 })
+        #expect(report.tiles.allSatisfy { $0.end <= report.wallSeconds })
+        #expect(report.threadsUsed >= 1)
+        #expect(report.workerBusySeconds.count == max(report.threadsUsed, report.plannedWorkers))
+        #expect(report.tiles.reduce(0) { $0 + $1.iterations } == report.totalIterations)
+    }
+
+    @Test("the manual threads use exactly the planned workers")
+    func threadCount() async {
+        let job = RenderJob(size: ImageSize(width: 120, height: 90), iterations: 64, split: .rows, workers: 3)
+        let (_, report) = await render(job, with: strategy(named: "thread"))
+        #expect(report.threadsUsed == 3)
+        #expect(report.plannedWorkers == 3)
+    }
+}
