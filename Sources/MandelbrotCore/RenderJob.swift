@@ -26,12 +26,15 @@ public struct RenderJob: Sendable {
     public var tileSize: TileSize
     /// How many workers to use.
     public var workers: Int
+    /// The code that computes the counts.
+    public var kernel: IterationKernel
 
     /// Creates a job; traps on a non-positive iteration limit or worker count.
     public init(
         size: ImageSize, region: Region = .view(.whole), iterations: Int = 256,
         colorScheme: ColorScheme = .smooth, palette: Palette = .classic,
-        split: WorkSplit = .tiles, tileSize: TileSize = .standard, workers: Int = 1
+        split: WorkSplit = .tiles, tileSize: TileSize = .standard, workers: Int = 1,
+        kernel: IterationKernel = .simd
     ) {
         precondition(iterations > 0, "the iteration limit must be positive")
         precondition(workers > 0, "a render needs at least one worker")
@@ -43,6 +46,7 @@ public struct RenderJob: Sendable {
         self.split = split
         self.tileSize = tileSize
         self.workers = workers
+        self.kernel = kernel
     }
 
     /// The limit the kernel runs to. The Benchmarks Game checks the radius

@@ -72,7 +72,7 @@ public final class RenderWork: Sendable {
                 grid.realParts.withUnsafeBufferPointer { realParts in
                     for y in rect.y..<rect.maxY {
                         if isCancelled { return false }
-                        RowKernel.countRow(
+                        job.kernel.countRow(
                             realParts: realParts.baseAddress! + rect.x, imaginary: grid.imaginaryParts[y],
                             count: rect.width, limit: limit,
                             counts: counts.baseAddress!, smooth: wantsSmooth ? smooth.baseAddress! : nil)

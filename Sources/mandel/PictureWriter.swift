@@ -7,16 +7,27 @@ enum PictureWriter {
     /// Thrown when Ctrl-C arrives while the file is being written; nothing is left behind.
     struct Interrupted: Error {}
 
-    /// Writes `canvas` to `path`, checking `isInterrupted` between blocks of rows.
+    /// Writes `canvas` to `path` in `format`, checking `isInterrupted` between blocks of rows.
     ///
     /// - Returns: The seconds the encoding and write took.
     /// - Throws: `ImageFileError`, or `Interrupted`.
-    static func writePNG(
-        _ canvas: PixelBuffer, to path: String, texts: [PNGWriter.TextChunk],
+    static func write(
+        _ canvas: PixelBuffer, as format: ImageFormat, to path: String, texts: [PNGWriter.TextChunk],
         isInterrupted: () -> Bool
     ) throws -> Double {
         let start = DispatchTime.now()
         let output = try OutputFile(path: path)
+        switch format {
+        case .png: try writePNG(canvas, to: output, texts: texts, isInterrupted: isInterrupted)
+        case .pbm: try canvas.withBytes { try PBMWriter.write(gray: $0, width: canvas.size.width, height: canvas.size.height, to: output) }
+        }
+        try output.commit()
+        return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    }
+
+    private static func writePNG(
+        _ canvas: PixelBuffer, to output: OutputFile, texts: [PNGWriter.TextChunk], isInterrupted: () -> Bool
+    ) throws {
         let writer = try PNGWriter(
             output: output, width: canvas.size.width, height: canvas.size.height,
             channels: canvas.channels, texts: texts)
@@ -33,7 +44,5 @@ enum PictureWriter {
             }
         }
         try writer.finish()
-        try output.commit()
-        return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
 }

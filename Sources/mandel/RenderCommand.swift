@@ -25,20 +25,30 @@ struct RenderCommand: AsyncParsableCommand {
     @OptionGroup(title: "Work split")
     var work: WorkOptions
 
-    @Option(name: .shortAndLong, help: "Output PNG; written atomically (a temporary file, then a rename).")
+    @Option(name: .shortAndLong, help: "Output file; written atomically (a temporary file, then a rename).")
     var output = "mandel.png"
+
+    @Option(help: "Output format: png, or pbm (binary bitmap, black and white only).")
+    var format: ImageFormat = .png
 
     @Flag(help: "Print one JSON object instead of the human line.")
     var json = false
 
+    mutating func validate() throws {
+        if format == .pbm && view.colorScheme != .bw {
+            throw ValidationError("--format pbm is black and white; add --color bw (or use --preset benchmarks-game)")
+        }
+    }
+
     func run() async throws {
         let size = view.imageSize
         let job = RenderJob(
-            size: size, region: .view(view.viewport), iterations: view.iterations,
-            colorScheme: view.color, split: work.split, tileSize: try work.tileSize(for: size),
-            workers: work.workerCount)
-        try await RenderSession(job: job, viewport: view.viewport, strategy: strategy.strategy, output: output, json: json)
-            .run()
+            size: size, region: view.region, iterations: view.iterationLimit,
+            colorScheme: view.colorScheme, split: work.split, tileSize: try work.tileSize(for: size),
+            workers: work.workerCount, kernel: work.kernel)
+        try await RenderSession(
+            job: job, viewport: view.viewport, strategy: strategy.strategy, output: output, format: format, json: json
+        ).run()
     }
 }
 
@@ -49,6 +59,7 @@ struct RenderSession {
     let viewport: Viewport
     let strategy: any RenderStrategy
     let output: String
+    let format: ImageFormat
     let json: Bool
 
     func run() async throws {
@@ -67,10 +78,10 @@ struct RenderSession {
             throw ExitStatus.interrupted
         }
 
-        let pngSeconds: Double
+        let writeSeconds: Double
         do {
-            pngSeconds = try PictureWriter.writePNG(
-                canvas, to: output, texts: textChunks(), isInterrupted: { interrupts.wasInterrupted })
+            writeSeconds = try PictureWriter.write(
+                canvas, as: format, to: output, texts: textChunks(), isInterrupted: { interrupts.wasInterrupted })
         } catch let error as ImageFileError {
             printError(error.description)
             throw ExitStatus.code(for: error)
@@ -79,17 +90,21 @@ struct RenderSession {
             throw ExitStatus.interrupted
         }
         let summary = RenderSummary(
-            report: report, job: job, viewport: viewport, pngSeconds: pngSeconds, output: output,
+            report: report, job: job, viewport: viewport, writeSeconds: writeSeconds, output: output,
             checksum: canvas.checksum)
         print(json ? summary.json : summary.line)
     }
 
     /// The text chunks that say how the picture was made.
     private func textChunks() -> [PNGWriter.TextChunk] {
-        [
-            .init(key: "Software", text: "mandel \(Mandel.version)"),
+        let region: [PNGWriter.TextChunk] = switch job.region {
+        case .benchmarksGame: [.init(key: "mandel.preset", text: Preset.benchmarksGame.rawValue)]
+        case .view(let viewport): [
             .init(key: "mandel.center", text: "\(viewport.centerReal),\(viewport.centerImaginary)"),
             .init(key: "mandel.zoom", text: "\(viewport.zoom)"),
+        ]
+        }
+        return [.init(key: "Software", text: "mandel \(Mandel.version)")] + region + [
             .init(key: "mandel.iterations", text: "\(job.iterations)"),
             .init(key: "mandel.color", text: job.colorScheme.rawValue),
             .init(key: "mandel.strategy", text: strategy.name),

@@ -27,7 +27,7 @@ struct RenderSummary: Encodable {
     let output: String
     let checksum: String
 
-    init(report: RenderReport, job: RenderJob, viewport: Viewport, pngSeconds: Double, output: String, checksum: UInt64) {
+    init(report: RenderReport, job: RenderJob, viewport: Viewport, writeSeconds: Double, output: String, checksum: UInt64) {
         strategy = report.strategy
         width = job.size.width
         height = job.size.height
@@ -48,7 +48,7 @@ struct RenderSummary: Encodable {
         threadsUsed = report.threadsUsed
         workerBusySeconds = report.workerBusySeconds
         imbalance = report.imbalance
-        self.pngSeconds = pngSeconds
+        self.pngSeconds = writeSeconds
         self.output = output
         self.checksum = String(format: "%016llx", checksum)
     }

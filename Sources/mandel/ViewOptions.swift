@@ -1,24 +1,35 @@
 public import ArgumentParser
 public import MandelbrotCore
 
-/// What to draw: size, centre, zoom, iterations and colours.
+/// A fixed, well-known workload.
+enum Preset: String, CaseIterable, ExpressibleByArgument {
+    /// The Computer Language Benchmarks Game "mandelbrot" task: N×N, [−1.5, 0.5] × [−1, 1], 50 iterations.
+    case benchmarksGame = "benchmarks-game"
+}
+
+/// What to draw: size, centre, zoom, iterations and colours, or a preset.
 struct ViewOptions: ParsableArguments {
+    static let defaultCenter = (real: -0.5, imaginary: 0.0)
+
+    @Option(help: "A fixed workload: benchmarks-game (N×N, the Benchmarks Game's mandelbrot task; excludes --center, --zoom, --iterations, --color).")
+    var preset: Preset?
+
     @Option(help: ArgumentHelp("Image size, WxH or N for N×N (sides 1…65535, at most 268435456 pixels).", valueName: "size"))
     var size = "1200x800"
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Centre of the view, re,im.", valueName: "re,im"))
-    var center = "-0.5,0"
+        help: ArgumentHelp("Centre of the view, re,im (default: -0.5,0).", valueName: "re,im"))
+    var center: String?
 
-    @Option(help: "Magnification; 1 shows 3 units across the shorter side. Finite and > 0.")
-    var zoom = 1.0
+    @Option(help: "Magnification; 1 shows 3 units across the shorter side. Finite and > 0 (default: 1).")
+    var zoom: Double?
 
-    @Option(help: "Iteration limit, 1…100000000.")
-    var iterations = 256
+    @Option(help: "Iteration limit, 1…100000000 (default: 256; 50 for the preset).")
+    var iterations: Int?
 
-    @Option(help: "Colouring: bw (the seeds' black and white), gray, or smooth (RGB palette).")
-    var color: ColorScheme = .smooth
+    @Option(help: "Colouring: bw (the seeds' black and white), gray, or smooth (RGB palette) (default: smooth; bw for the preset).")
+    var color: ColorScheme?
 
     mutating func validate() throws {
         let sides = try ArgumentParsing.dimensions(size, option: "--size", maximum: Limits.maximumSide)
@@ -26,11 +37,22 @@ struct ViewOptions: ParsableArguments {
             throw ValidationError(
                 "--size \(size) has \(sides.width * sides.height) pixels; the limit is \(Limits.maximumPixels) (16384x16384)")
         }
-        _ = try ArgumentParsing.center(center)
-        guard zoom.isFinite, zoom > 0 else {
+        if let preset {
+            let conflicting = [("--center", center != nil), ("--zoom", zoom != nil),
+                               ("--iterations", iterations != nil), ("--color", color != nil)]
+            if let (option, _) = conflicting.first(where: { $0.1 }) {
+                throw ValidationError("--preset \(preset.rawValue) fixes the view; remove \(option)")
+            }
+            guard sides.width == sides.height else {
+                throw ValidationError("--preset \(preset.rawValue) renders N×N; give --size N (got '\(size)')")
+            }
+            return
+        }
+        if let center { _ = try ArgumentParsing.center(center) }
+        if let zoom, !(zoom.isFinite && zoom > 0) {
             throw ValidationError("--zoom must be a finite number greater than 0 (got \(zoom))")
         }
-        guard (1...Limits.maximumIterations).contains(iterations) else {
+        if let iterations, !(1...Limits.maximumIterations).contains(iterations) {
             throw ValidationError("--iterations must be from 1 to \(Limits.maximumIterations) (got \(iterations))")
         }
     }
@@ -41,11 +63,23 @@ struct ViewOptions: ParsableArguments {
         return ImageSize(width: sides.width, height: sides.height)
     }
 
-    /// The viewport; valid after `validate()`.
-    var viewport: Viewport {
-        let point = try! ArgumentParsing.center(center)
-        return Viewport(centerReal: point.real, centerImaginary: point.imaginary, zoom: zoom)
+    /// The region of the plane; valid after `validate()`.
+    var region: RenderJob.Region {
+        if preset == .benchmarksGame { return .benchmarksGame }
+        return .view(viewport)
     }
+
+    /// The centred view (the default one for a preset); valid after `validate()`.
+    var viewport: Viewport {
+        let point = center.map { try! ArgumentParsing.center($0) } ?? Self.defaultCenter
+        return Viewport(centerReal: point.real, centerImaginary: point.imaginary, zoom: zoom ?? 1)
+    }
+
+    /// The iteration limit in force.
+    var iterationLimit: Int { preset == .benchmarksGame ? 50 : (iterations ?? 256) }
+
+    /// The colouring in force.
+    var colorScheme: ColorScheme { preset == .benchmarksGame ? .bw : (color ?? .smooth) }
 }
 
 extension ColorScheme: ExpressibleByArgument {}

@@ -12,6 +12,9 @@ struct WorkOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Tile size of the tiles split, WxH or N (default: 64x64, cut to the image).", valueName: "size"))
     var tile: String?
 
+    @Option(help: "Kernel: simd (vectorised, with the cardioid shortcut) or scalar (the plain reference loop).")
+    var kernel: IterationKernel = .simd
+
     mutating func validate() throws {
         if let workers, !(1...Limits.maximumWorkers).contains(workers) {
             throw ValidationError("--workers must be from 1 to \(Limits.maximumWorkers) (got \(workers))")
@@ -40,3 +43,4 @@ struct WorkOptions: ParsableArguments {
 }
 
 extension WorkSplit: ExpressibleByArgument {}
+extension IterationKernel: ExpressibleByArgument {}

@@ -71,6 +71,23 @@ struct RenderCommandTests {
         #expect(image.pixels[0] == 255, "the corner is far outside")
     }
 
+    @Test("the Benchmarks Game preset writes a P4 bitmap with the task's header and row padding")
+    func benchmarksGamePBM() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--preset", "benchmarks-game", "--size", "13", "--format", "pbm", "--json", "-o", "bg.pbm"], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/bg.pbm")))
+        let header = Array("P4\n13 13\n".utf8)
+        #expect(Array(bytes.prefix(header.count)) == header)
+        #expect(bytes.count == header.count + 13 * 2, "13 pixels take 2 bytes a row")
+        let rows = bytes.dropFirst(header.count)
+        #expect(stride(from: 1, to: 26, by: 2).allSatisfy { rows[rows.startIndex + $0] & 0x07 == 0 }, "padding bits are 0")
+        let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
+        #expect(object["iterations"] as? Int == 50)
+    }
+
     @Test("mandel strategies lists every strategy with a line on how it works")
     func strategies() throws {
         let result = try MandelProcess.run(["strategies"])
