@@ -18,16 +18,26 @@ public enum IterationKernel: String, Sendable, CaseIterable {
     ///   - limit: The iteration limit; traps unless positive.
     ///   - counts: Where the counts go.
     ///   - smooth: Where the smooth values go, or nil.
+    ///   - usefulLimit: The most iterations a pixel counts for in the returned total
+    ///     (the limit itself, or one less for the Benchmarks Game's extra check); `limit` by default.
+    /// - Returns: The sum over the pixels of `min(count, usefulLimit)`.
+    @discardableResult
     public func countRow(
         realParts: UnsafePointer<Double>, imaginary: Double, count: Int, limit: Int,
-        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?
-    ) {
+        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Int? = nil
+    ) -> UInt64 {
         precondition(limit > 0, "the iteration limit must be positive")
+        let cap = usefulLimit ?? limit
         switch self {
         case .scalar:
             RowKernel.countRow(realParts: realParts, imaginary: imaginary, count: count, limit: limit, counts: counts, smooth: smooth)
+            var total: UInt64 = 0
+            for index in 0..<count { total += UInt64(min(Int(counts[index]), cap)) }
+            return total
         case .simd:
-            VectorRowKernel.countRow(realParts: realParts, imaginary: imaginary, count: count, limit: limit, counts: counts, smooth: smooth)
+            return VectorRowKernel.countRow(
+                realParts: realParts, imaginary: imaginary, count: count, limit: limit, counts: counts, smooth: smooth,
+                usefulLimit: cap)
         }
     }
 }

@@ -64,7 +64,6 @@ public final class RenderWork: Sendable {
         let worker = registry.currentWorker()
         let start = MonotonicClock.nanoseconds()
         let limit = job.kernelLimit
-        let usefulCap = UInt64(job.iterations)
         let wantsSmooth = job.colorScheme.needsSmoothValues
         var iterations: UInt64 = 0
         let finished = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: rect.width) { counts in
@@ -72,11 +71,11 @@ public final class RenderWork: Sendable {
                 grid.realParts.withUnsafeBufferPointer { realParts in
                     for y in rect.y..<rect.maxY {
                         if isCancelled { return false }
-                        job.kernel.countRow(
+                        iterations += job.kernel.countRow(
                             realParts: realParts.baseAddress! + rect.x, imaginary: grid.imaginaryParts[y],
                             count: rect.width, limit: limit,
-                            counts: counts.baseAddress!, smooth: wantsSmooth ? smooth.baseAddress! : nil)
-                        for count in counts { iterations += min(UInt64(count), usefulCap) }
+                            counts: counts.baseAddress!, smooth: wantsSmooth ? smooth.baseAddress! : nil,
+                            usefulLimit: job.iterations)
                         colorizer.colour(
                             counts: counts.baseAddress!, smooth: wantsSmooth ? UnsafePointer(smooth.baseAddress!) : nil,
                             count: rect.width, into: canvas.address(x: rect.x, y: y))

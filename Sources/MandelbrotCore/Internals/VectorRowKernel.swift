@@ -21,26 +21,30 @@ enum VectorRowKernel {
     static let vectors = 4
     static let stepsPerCheck = 8
 
+    /// Counts a row and returns the sum of `min(count, usefulLimit)`.
     static func countRow(
         realParts: UnsafePointer<Double>, imaginary: Double, count: Int, limit: Int,
-        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?
-    ) {
+        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Int
+    ) -> UInt64 {
         let group = lanes * vectors
+        // Whole counts below 2^53 add exactly in Double lanes.
+        var total = Vector()
         var start = 0
         while start < count {
             let width = min(group, count - start)
-            countGroup(
+            total += countGroup(
                 realParts: realParts + start, imaginary: imaginary, width: width, limit: limit,
-                counts: counts + start, smooth: smooth.map { $0 + start })
+                counts: counts + start, smooth: smooth.map { $0 + start }, usefulLimit: Double(usefulLimit))
             start += width
         }
+        return UInt64(total.sum())
     }
 
-    /// Up to 32 pixels of one row, iterated in lock step.
+    /// Up to 32 pixels of one row, iterated in lock step; returns their capped counts, lane-wise.
     private static func countGroup(
         realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int,
-        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?
-    ) {
+        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Double
+    ) -> Vector {
         let ci = Vector(repeating: imaginary)
         let cr0 = load(realParts, first: 0, width: width)
         let cr1 = load(realParts, first: lanes, width: width)
@@ -66,10 +70,10 @@ enum VectorRowKernel {
             }
             done += stepsPerCheck
         }
-        store(n0, zr0, zi0, cr0, iterated0, first: 0, width: width, limit: limit, imaginary: imaginary, counts: counts, smooth: smooth)
-        store(n1, zr1, zi1, cr1, iterated1, first: lanes, width: width, limit: limit, imaginary: imaginary, counts: counts, smooth: smooth)
-        store(n2, zr2, zi2, cr2, iterated2, first: 2 * lanes, width: width, limit: limit, imaginary: imaginary, counts: counts, smooth: smooth)
-        store(n3, zr3, zi3, cr3, iterated3, first: 3 * lanes, width: width, limit: limit, imaginary: imaginary, counts: counts, smooth: smooth)
+        return store(n0, zr0, zi0, cr0, iterated0, first: 0, width: width, limit: limit, imaginary: imaginary, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
+            + store(n1, zr1, zi1, cr1, iterated1, first: lanes, width: width, limit: limit, imaginary: imaginary, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
+            + store(n2, zr2, zi2, cr2, iterated2, first: 2 * lanes, width: width, limit: limit, imaginary: imaginary, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
+            + store(n3, zr3, zi3, cr3, iterated3, first: 3 * lanes, width: width, limit: limit, imaginary: imaginary, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
     }
 
     /// The lanes still inside the radius.
@@ -126,22 +130,44 @@ enum VectorRowKernel {
         return cardioid .| bulb
     }
 
-    /// Writes the counts (and smooth values) of the lanes inside the row.
+    /// Writes the counts (and smooth values) of the lanes inside the row, and returns
+    /// them capped at `usefulLimit`, with 0 for lanes past the row's end.
+    ///
+    /// Whole vectors are converted and stored at once: reading a vector lane
+    /// by lane makes the compiler spill it and reload 8 bytes per lane, a
+    /// failed store-to-load forward each time, which once cost half the kernel.
     @inline(__always)
     static func store(
         _ n: Vector, _ zr: Vector, _ zi: Vector, _ cr: Vector, _ iterated: Mask,
         first: Int, width: Int, limit: Int, imaginary: Double,
-        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?
-    ) {
-        for lane in 0..<lanes where first + lane < width {
-            // A lane that never iterated took the shortcut: it is in the set.
-            let count = iterated[lane] ? Int(n[lane]) : limit
-            counts[first + lane] = UInt32(count)
-            if let smooth {
+        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Double
+    ) -> Vector {
+        guard first < width else { return Vector() }
+        // A lane that never iterated took the shortcut: it is in the set. The
+        // blend is a vector operation; the vector is then spilled once and
+        // converted lane by lane (the generic SIMD conversions are per-lane calls).
+        let laneCounts = n.replacing(with: Double(limit), where: .!iterated)
+        let valid = min(lanes, width - first)
+        withUnsafeBytes(of: laneCounts) { bytes in
+            let values = bytes.bindMemory(to: Double.self)
+            for lane in 0..<valid { counts[first + lane] = UInt32(values[lane]) }
+        }
+        var useful = laneCounts.replacing(with: usefulLimit, where: laneCounts .> usefulLimit)
+        if valid < lanes {
+            for lane in valid..<lanes { useful[lane] = 0 }
+        }
+        guard let smooth else { return useful }
+        withUnsafeBytes(of: (zr, zi, cr)) { vectors in
+            let values = vectors.bindMemory(to: Double.self)
+            for lane in 0..<valid {
+                let count = Int(counts[first + lane])
                 smooth[first + lane] = count < limit
-                    ? SmoothValue.value(afterEscapeAt: count, zr: zr[lane], zi: zi[lane], real: cr[lane], imaginary: imaginary)
+                    ? SmoothValue.value(
+                        afterEscapeAt: count, zr: values[lane], zi: values[lanes + lane], real: values[2 * lanes + lane],
+                        imaginary: imaginary)
                     : Float(limit)
             }
         }
+        return useful
     }
 }
