@@ -33,6 +33,9 @@ let package = Package(
         .target(name: "ThreadDriver", dependencies: ["MandelbrotCore"], swiftSettings: sharedSwiftSettings),
         .target(name: "OperationDriver", dependencies: ["MandelbrotCore"], swiftSettings: sharedSwiftSettings),
         .target(name: "DispatchDriver", dependencies: ["MandelbrotCore"], swiftSettings: sharedSwiftSettings),
+        .target(name: "ApplyDriver", dependencies: ["MandelbrotCore"], swiftSettings: sharedSwiftSettings),
+        .target(name: "TaskGroupDriver", dependencies: ["MandelbrotCore"], swiftSettings: sharedSwiftSettings),
+        .target(name: "PThreadDriver", dependencies: ["MandelbrotCore"], swiftSettings: sharedSwiftSettings),
 
         // MARK: - Image files over the system libpng
         .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
@@ -43,7 +46,8 @@ let package = Package(
         .executableTarget(
             name: "mandel",
             dependencies: [
-                "MandelbrotCore", "ThreadDriver", "OperationDriver", "DispatchDriver", "ImageFiles",
+                "MandelbrotCore", "ThreadDriver", "OperationDriver", "DispatchDriver",
+                "ApplyDriver", "TaskGroupDriver", "PThreadDriver", "ImageFiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: sharedSwiftSettings
@@ -57,7 +61,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StrategyTests",
-            dependencies: ["MandelbrotCore", "ThreadDriver", "OperationDriver", "DispatchDriver"],
+            dependencies: [
+                "MandelbrotCore", "ThreadDriver", "OperationDriver", "DispatchDriver",
+                "ApplyDriver", "TaskGroupDriver", "PThreadDriver",
+            ],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

@@ -1,7 +1,10 @@
+import ApplyDriver
 import ArgumentParser
 import DispatchDriver
 import MandelbrotCore
 import OperationDriver
+import PThreadDriver
+import TaskGroupDriver
 import ThreadDriver
 
 /// The strategies a user can name on the command line.
@@ -10,6 +13,9 @@ enum StrategyName: String, CaseIterable, ExpressibleByArgument {
     case thread
     case operation
     case gcd
+    case apply
+    case tasks
+    case pthread
 
     /// The driver that implements it.
     var strategy: any RenderStrategy {
@@ -18,6 +24,9 @@ enum StrategyName: String, CaseIterable, ExpressibleByArgument {
         case .thread: ThreadStrategy()
         case .operation: OperationStrategy()
         case .gcd: DispatchStrategy()
+        case .apply: ApplyStrategy()
+        case .tasks: TaskGroupStrategy()
+        case .pthread: PThreadStrategy()
         }
     }
 }

@@ -3,7 +3,7 @@ import Testing
 
 @Suite("Ctrl-C", .serialized)
 struct InterruptTests {
-    @Test("SIGINT mid-render exits 130 within half a second and leaves no file", arguments: ["serial", "thread", "operation", "gcd"])
+    @Test("SIGINT mid-render exits 130 within half a second and leaves no file", arguments: ["serial", "thread", "operation", "gcd", "apply", "tasks", "pthread"])
     func interrupt(strategy: String) throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -4,7 +4,7 @@ import Testing
 
 @Suite("mandel render")
 struct RenderCommandTests {
-    @Test("renders a PNG, prints one line, and the PNG says how it was made", arguments: ["serial", "thread", "operation", "gcd"])
+    @Test("renders a PNG, prints one line, and the PNG says how it was made", arguments: ["serial", "thread", "operation", "gcd", "apply", "tasks", "pthread"])
     func renders(strategy: String) throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -30,7 +30,7 @@ struct RenderCommandTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var pictures: [[UInt8]] = []
-        for strategy in ["serial", "thread", "operation", "gcd"] {
+        for strategy in ["serial", "thread", "operation", "gcd", "apply", "tasks", "pthread"] {
             let result = try MandelProcess.run(
                 ["render", "--strategy", strategy, "--size", "77x51", "--split", "tiles", "--tile", "9x7", "--workers", "3", "-o", "\(strategy).png"],
                 in: folder)
@@ -93,6 +93,6 @@ struct RenderCommandTests {
         let result = try MandelProcess.run(["strategies"])
         #expect(result.status == 0)
         let names = result.standardOutput.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) }
-        #expect(names == ["serial", "thread", "operation", "gcd"])
+        #expect(names == ["serial", "thread", "operation", "gcd", "apply", "tasks", "pthread"])
     }
 }

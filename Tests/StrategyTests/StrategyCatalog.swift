@@ -1,13 +1,19 @@
+import ApplyDriver
 import DispatchDriver
 import MandelbrotCore
 import OperationDriver
+import PThreadDriver
+import TaskGroupDriver
 import ThreadDriver
 
 /// Every strategy under test, by name.
-let allStrategies: [any RenderStrategy] = [SerialStrategy(), ThreadStrategy(), OperationStrategy(), DispatchStrategy()]
+let allStrategies: [any RenderStrategy] = [
+    SerialStrategy(), ThreadStrategy(), OperationStrategy(), DispatchStrategy(),
+    ApplyStrategy(), TaskGroupStrategy(), PThreadStrategy(),
+]
 
 /// The strategies that run on threads of their own.
-let concurrentStrategyNames = ["thread", "operation", "gcd"]
+let concurrentStrategyNames = ["thread", "operation", "gcd", "apply", "tasks", "pthread"]
 
 func strategy(named name: String) -> any RenderStrategy {
     allStrategies.first { $0.name == name }!
