@@ -37,6 +37,9 @@ let package = Package(
         .target(name: "TaskGroupDriver", dependencies: ["MandelbrotCore"], swiftSettings: sharedSwiftSettings),
         .target(name: "PThreadDriver", dependencies: ["MandelbrotCore"], swiftSettings: sharedSwiftSettings),
 
+        // MARK: - Comparisons: statistics, tables, exports and charts
+        .target(name: "Comparison", swiftSettings: sharedSwiftSettings),
+
         // MARK: - Image files over the system libpng
         .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .target(name: "PNGShim", dependencies: ["CLibPNG"]),
@@ -47,7 +50,7 @@ let package = Package(
             name: "mandel",
             dependencies: [
                 "MandelbrotCore", "ThreadDriver", "OperationDriver", "DispatchDriver",
-                "ApplyDriver", "TaskGroupDriver", "PThreadDriver", "ImageFiles",
+                "ApplyDriver", "TaskGroupDriver", "PThreadDriver", "ImageFiles", "Comparison",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: sharedSwiftSettings
@@ -65,6 +68,11 @@ let package = Package(
                 "MandelbrotCore", "ThreadDriver", "OperationDriver", "DispatchDriver",
                 "ApplyDriver", "TaskGroupDriver", "PThreadDriver",
             ],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "ComparisonTests",
+            dependencies: ["Comparison"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

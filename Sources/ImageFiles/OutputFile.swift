@@ -98,3 +98,17 @@ public final class OutputFile {
         if let temporaryPath { unlink(temporaryPath) }
     }
 }
+
+extension OutputFile {
+    /// Writes `bytes` and commits: the whole file appears at once, or nothing does.
+    ///
+    /// - Throws: ``ImageFileError/writeFailed(path:reason:)``.
+    public func write(_ bytes: [UInt8]) throws(ImageFileError) {
+        guard fwrite(bytes, 1, bytes.count, stream) == bytes.count else {
+            let reason = errno == ENOSPC ? "no space left on the device" : String(cString: strerror(errno))
+            discard()
+            throw .writeFailed(path: path, reason: reason)
+        }
+        try commit()
+    }
+}

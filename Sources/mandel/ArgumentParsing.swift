@@ -18,6 +18,15 @@ enum ArgumentParsing {
         return (width, height)
     }
 
+    /// A comma-separated list of positive whole numbers, each at most `maximum`.
+    static func numberList(_ text: String, option: String, maximum: Int) throws -> [Int] {
+        let values = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0.trimmingCharacters(in: .whitespaces)) }
+        guard !values.isEmpty, values.allSatisfy({ $0 != nil && (1...maximum).contains($0!) }) else {
+            throw ValidationError("\(option) must be a comma-separated list of whole numbers from 1 to \(maximum) (got '\(text)')")
+        }
+        return values.map { $0! }
+    }
+
     /// `re,im`, both finite.
     static func center(_ text: String) throws -> (real: Double, imaginary: Double) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)

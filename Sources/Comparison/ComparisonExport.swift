@@ -1,0 +1,164 @@
+public import Foundation
+
+/// The documented JSON and CSV forms of a comparison, in the style of hyperfine's export.
+public struct ComparisonExport: Encodable {
+    /// What was measured: the workload and how it was split.
+    public struct Workload: Encodable, Sendable {
+        public var width: Int
+        public var height: Int
+        public var region: String
+        public var center: [Double]?
+        public var zoom: Double?
+        public var iterations: Int
+        public var color: String
+        public var kernel: String
+        public var split: String
+        public var tile: String
+        public var workers: Int
+        public var warmup: Int
+        public var runs: Int
+
+        /// Creates a workload description.
+        public init(
+            width: Int, height: Int, region: String, center: [Double]?, zoom: Double?, iterations: Int, color: String,
+            kernel: String, split: String, tile: String, workers: Int, warmup: Int, runs: Int
+        ) {
+            self.width = width
+            self.height = height
+            self.region = region
+            self.center = center
+            self.zoom = zoom
+            self.iterations = iterations
+            self.color = color
+            self.kernel = kernel
+            self.split = split
+            self.tile = tile
+            self.workers = workers
+            self.warmup = warmup
+            self.runs = runs
+        }
+    }
+
+    /// One strategy's numbers.
+    public struct Row: Encodable, Sendable {
+        public let strategy: String
+        public let times: [Double]
+        public let min: Double
+        public let median: Double
+        public let max: Double
+        public let mean: Double
+        public let stddev: Double
+        public let medianCI: [Double]?
+        public let user: Double
+        public let system: Double
+        public let speedup: Double?
+        public let efficiency: Double?
+        public let imbalance: Double
+        public let workers: Int
+        public let threadsUsed: Int
+        public let megapixelsPerSecond: Double
+        public let iterationsPerSecond: Double
+        public let checksum: String
+        public let verdict: String
+
+        enum CodingKeys: String, CodingKey {
+            case strategy, times, min, median, max, mean, stddev, user, system, speedup, efficiency, imbalance, workers
+            case checksum, verdict
+            case medianCI = "median_ci"
+            case threadsUsed = "threads_used"
+            case megapixelsPerSecond = "megapixels_per_second"
+            case iterationsPerSecond = "iterations_per_second"
+        }
+
+        init(_ result: StrategyResult, in comparison: StrategyComparison) {
+            strategy = result.strategy
+            times = result.wall.values
+            min = result.wall.min
+            median = result.wall.median
+            max = result.wall.max
+            mean = result.wall.mean
+            stddev = result.wall.standardDeviation
+            medianCI = result.wall.medianInterval.map { [$0.lowerBound, $0.upperBound] }
+            user = result.userSeconds
+            system = result.systemSeconds
+            speedup = comparison.speedup(of: result)
+            efficiency = comparison.efficiency(of: result)
+            imbalance = result.imbalance
+            workers = result.workers
+            threadsUsed = result.threadsUsed
+            megapixelsPerSecond = result.megapixelsPerSecond
+            iterationsPerSecond = result.iterationsPerSecond
+            checksum = result.checksumText
+            verdict = comparison.verdict(of: result).description
+        }
+
+        static let csvHeader = "strategy,median,min,max,mean,stddev,median_ci_low,median_ci_high,user,system,speedup,efficiency,imbalance,workers,threads_used,megapixels_per_second,iterations_per_second,checksum,verdict"
+
+        var csvLine: String {
+            func number(_ value: Double?) -> String { value.map { String($0) } ?? "" }
+            return [strategy, number(median), number(min), number(max), number(mean), number(stddev),
+                    number(medianCI?[0]), number(medianCI?[1]), number(user), number(system), number(speedup),
+                    number(efficiency), number(imbalance), "\(workers)", "\(threadsUsed)", number(megapixelsPerSecond),
+                    number(iterationsPerSecond), checksum, verdict].joined(separator: ",")
+        }
+    }
+
+    /// One point of a sweep: the value of the swept axis and the rows measured there.
+    public struct Point: Encodable, Sendable {
+        public let workers: Int?
+        public let tile: String?
+        public let results: [Row]
+    }
+
+    public let command: String
+    public let workload: Workload
+    public let machine: MachineDescription
+    public let time: String
+    /// For `compare`: the rows. For `sweep`: empty, see `points`.
+    public let results: [Row]
+    /// For `sweep`: one entry per value of the swept axis.
+    public let points: [Point]?
+
+    /// The export of a `compare` run.
+    public init(compare comparison: StrategyComparison, workload: Workload, machine: MachineDescription, date: Date = Date()) {
+        command = "compare"
+        self.workload = workload
+        self.machine = machine
+        time = ISO8601DateFormatter().string(from: date)
+        results = comparison.results.map { Row($0, in: comparison) }
+        points = nil
+    }
+
+    /// The export of a `sweep` run: each point's comparison, keyed by workers or tile.
+    public init(sweep: [(workers: Int?, tile: String?, comparison: StrategyComparison)], workload: Workload,
+                machine: MachineDescription, date: Date = Date()) {
+        command = "sweep"
+        self.workload = workload
+        self.machine = machine
+        time = ISO8601DateFormatter().string(from: date)
+        results = []
+        points = sweep.map { point in
+            Point(workers: point.workers, tile: point.tile,
+                  results: point.comparison.results.map { Row($0, in: point.comparison) })
+        }
+    }
+
+    /// Pretty-printed JSON with sorted keys.
+    public var json: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return try! encoder.encode(self)
+    }
+
+    /// One CSV line per strategy (per point and strategy for a sweep), with a header.
+    public var csv: String {
+        if let points {
+            let lines = points.flatMap { point in
+                point.results.map { "\(point.workers.map(String.init) ?? ""),\(point.tile ?? ""),\($0.csvLine)" }
+            }
+            return (["workers,tile," + Row.csvHeader] + lines).joined(separator: "\n") + "\n"
+        }
+        return ([Row.csvHeader] + results.map(\.csvLine)).joined(separator: "\n") + "\n"
+    }
+}

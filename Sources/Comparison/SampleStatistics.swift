@@ -1,0 +1,77 @@
+import Foundation
+
+/// Summary statistics of repeated timings, with a bootstrap confidence interval for the median.
+public struct SampleStatistics: Sendable, Equatable {
+    /// The samples, in the order they were measured.
+    public let values: [Double]
+    /// The smallest sample.
+    public let min: Double
+    /// The largest sample.
+    public let max: Double
+    /// The median (the mean of the middle two for an even count).
+    public let median: Double
+    /// The arithmetic mean.
+    public let mean: Double
+    /// The sample standard deviation (n − 1); 0 for a single sample.
+    public let standardDeviation: Double
+    /// A 95% confidence interval for the median, or nil with fewer than ``minimumSamplesForInterval`` samples.
+    public let medianInterval: ClosedRange<Double>?
+
+    /// Below this many samples no interval, and so no verdict, is given.
+    public static let minimumSamplesForInterval = 3
+
+    /// Summarises `values`; traps if there are none.
+    ///
+    /// The interval comes from 2,000 bootstrap resamples with a fixed seed, so
+    /// the same samples always give the same interval.
+    public init(_ values: [Double]) {
+        precondition(!values.isEmpty, "statistics need at least one sample")
+        self.values = values
+        let sorted = values.sorted()
+        min = sorted.first!
+        max = sorted.last!
+        median = Self.median(ofSorted: sorted)
+        let mean = values.reduce(0, +) / Double(values.count)
+        self.mean = mean
+        let squares = values.reduce(0) { $0 + ($1 - mean) * ($1 - mean) }
+        standardDeviation = values.count > 1 ? (squares / Double(values.count - 1)).squareRoot() : 0
+        medianInterval = values.count >= Self.minimumSamplesForInterval ? Self.bootstrapMedianInterval(values) : nil
+    }
+
+    static func median(ofSorted sorted: [Double]) -> Double {
+        let middle = sorted.count / 2
+        return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]
+    }
+
+    /// The 2.5th and 97.5th percentiles of the medians of resamples drawn with replacement.
+    static func bootstrapMedianInterval(_ values: [Double]) -> ClosedRange<Double> {
+        var generator = SplitMix64(seed: 0x6d61_6e64_656c)
+        var medians: [Double] = []
+        medians.reserveCapacity(2000)
+        var resample = [Double](repeating: 0, count: values.count)
+        for _ in 0..<2000 {
+            for index in resample.indices {
+                resample[index] = values[Int(generator.next() % UInt64(values.count))]
+            }
+            resample.sort()
+            medians.append(median(ofSorted: resample))
+        }
+        medians.sort()
+        return medians[50]...medians[1949]
+    }
+}
+
+/// A small, fast, seedable generator (Steele, Lea and Flood's SplitMix64), so intervals are reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9e37_79b9_7f4a_7c15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,52 @@
+/// Every counted run of one strategy on one workload.
+public struct StrategyResult: Sendable {
+    /// The strategy's name.
+    public let strategy: String
+    /// Wall times in seconds, one per counted run.
+    public let wall: SampleStatistics
+    /// Mean user-mode CPU seconds per run.
+    public let userSeconds: Double
+    /// Mean kernel-mode CPU seconds per run.
+    public let systemSeconds: Double
+    /// How many workers ran at once (1 for serial).
+    public let workers: Int
+    /// The most distinct threads any run used.
+    public let threadsUsed: Int
+    /// The median over runs of the busiest worker's busy time over the mean.
+    public let imbalance: Double
+    /// The pixels' checksum (every run must agree).
+    public let checksum: UInt64
+    /// Pixels per run.
+    public let pixels: Int
+    /// Escape-time iterations per run.
+    public let iterations: UInt64
+
+    /// Collects the results of a strategy's runs.
+    public init(
+        strategy: String, wallSeconds: [Double], userSeconds: Double, systemSeconds: Double, workers: Int,
+        threadsUsed: Int, imbalance: Double, checksum: UInt64, pixels: Int, iterations: UInt64
+    ) {
+        self.strategy = strategy
+        self.wall = SampleStatistics(wallSeconds)
+        self.userSeconds = userSeconds
+        self.systemSeconds = systemSeconds
+        self.workers = workers
+        self.threadsUsed = threadsUsed
+        self.imbalance = imbalance
+        self.checksum = checksum
+        self.pixels = pixels
+        self.iterations = iterations
+    }
+
+    /// Megapixels per second at the median wall time.
+    public var megapixelsPerSecond: Double { Double(pixels) / wall.median / 1e6 }
+
+    /// Iterations per second at the median wall time.
+    public var iterationsPerSecond: Double { Double(iterations) / wall.median }
+
+    /// The checksum as 16 hex digits.
+    public var checksumText: String {
+        let hex = String(checksum, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+}

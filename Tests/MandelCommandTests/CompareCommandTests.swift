@@ -1,0 +1,88 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+
+/// Counts the `<g class="series">` groups of an SVG file.
+func seriesCount(inSVG path: String) throws -> Int {
+    final class Counter: NSObject, XMLParserDelegate {
+        var count = 0
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
+            if name == "g" && attributes["class"] == "series" { count += 1 }
+        }
+    }
+    let counter = Counter()
+    let parser = try #require(XMLParser(contentsOf: URL(fileURLWithPath: path)))
+    parser.delegate = counter
+    #expect(parser.parse())
+    return counter.count
+}
+
+@Suite("mandel compare and sweep")
+struct CompareCommandTests {
+    @Test("compare prints a row per strategy and writes JSON, CSV and a chart that agree")
+    func compare() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["compare", "--size", "64x48", "--warmup", "0", "--runs", "3", "--json", "c.json", "--csv", "c.csv", "--chart", "c.svg"],
+            in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let strategies = ["serial", "thread", "operation", "gcd", "apply", "tasks", "pthread"]
+        for strategy in strategies {
+            #expect(result.standardOutput.contains(" \(strategy) "), "no row for \(strategy)")
+        }
+        #expect(result.standardOutput.contains("is fastest at"))
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/c.json"))) as! [String: Any]
+        let rows = object["results"] as! [[String: Any]]
+        #expect(rows.map { $0["strategy"] as! String } == strategies)
+        #expect(Set(rows.map { $0["checksum"] as! String }).count == 1, "every strategy drew the same pixels")
+        #expect(rows.allSatisfy { ($0["times"] as! [Double]).count == 3 })
+        let csv = try String(contentsOfFile: folder + "/c.csv", encoding: .utf8).split(separator: "\n")
+        #expect(csv.count == 8)
+        #expect(try seriesCount(inSVG: folder + "/c.svg") == 7)
+    }
+
+    @Test("compare --strategies measures those plus the serial baseline")
+    func someStrategies() throws {
+        let result = try MandelProcess.run(["compare", "--size", "32", "--runs", "1", "--warmup", "0", "--strategies", "gcd,thread"])
+        #expect(result.status == 0)
+        #expect(result.standardOutput.contains("too few runs"))
+        let rows = result.standardOutput.split(separator: "\n").filter { $0.contains("x  ") && !$0.contains("strategy") }
+        #expect(rows.count == 3)
+    }
+
+    @Test("sweep over workers writes one point per value and a line per strategy")
+    func sweep() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["sweep", "--size", "48", "--workers", "1,2,3", "--runs", "1", "--warmup", "0", "--strategies", "thread,tasks",
+             "--json", "s.json", "--chart", "s.svg"], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/s.json"))) as! [String: Any]
+        let points = object["points"] as! [[String: Any]]
+        #expect(points.map { $0["workers"] as? Int } == [1, 2, 3])
+        #expect(points.allSatisfy { ($0["results"] as! [Any]).count == 3 })
+        #expect(try seriesCount(inSVG: folder + "/s.svg") == 3)
+    }
+
+    @Test("bad measurement options are refused before anything runs", arguments: [
+        (["compare", "--strategies", "gcd,fibers"], 64, "fibers"),
+        (["compare", "--runs", "0"], 64, "--runs"),
+        (["compare", "--json", "missing/x.json"], 73, "does not exist"),
+        (["sweep", "--workers", "1,2", "--tile", "8,16"], 64, "one axis"),
+        (["sweep"], 64, "--workers"),
+        (["sweep", "--tile", "8,4096"], 64, "--tile"),
+        (["sweep", "--workers", "1,x"], 64, "--workers"),
+    ] as [([String], Int32, String)])
+    func rejected(arguments: [String], status: Int32, mention: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(arguments + ["--size", "64x48"], in: folder)
+        #expect(result.status == status, "\(arguments): \(result.standardError)")
+        #expect(result.standardError.split(separator: "\n").first?.contains(mention) == true, "\(result.standardError)")
+        #expect(contents(of: folder).isEmpty)
+    }
+}
