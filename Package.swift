@@ -21,6 +21,9 @@ let package = Package(
     products: [
         .executable(name: "mandel", targets: ["mandel"]),
         .library(name: "MandelbrotCore", targets: ["MandelbrotCore"]),
+        .library(
+            name: "MandelStrategies",
+            targets: ["ThreadDriver", "OperationDriver", "DispatchDriver", "ApplyDriver", "TaskGroupDriver", "PThreadDriver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),

@@ -90,7 +90,7 @@ struct RenderSession {
             throw ExitStatus.interrupted
         }
         let summary = RenderSummary(
-            report: report, job: job, viewport: viewport, writeSeconds: writeSeconds, output: output,
+            report: report, job: job, viewport: viewport, format: format.rawValue, writeSeconds: writeSeconds, output: output,
             checksum: canvas.checksum)
         print(json ? summary.json : summary.line)
     }

@@ -23,11 +23,12 @@ struct RenderSummary: Encodable {
     let threadsUsed: Int
     let workerBusySeconds: [Double]
     let imbalance: Double
-    let pngSeconds: Double
+    let format: String
+    let writeSeconds: Double
     let output: String
     let checksum: String
 
-    init(report: RenderReport, job: RenderJob, viewport: Viewport, writeSeconds: Double, output: String, checksum: UInt64) {
+    init(report: RenderReport, job: RenderJob, viewport: Viewport, format: String, writeSeconds: Double, output: String, checksum: UInt64) {
         strategy = report.strategy
         width = job.size.width
         height = job.size.height
@@ -48,7 +49,8 @@ struct RenderSummary: Encodable {
         threadsUsed = report.threadsUsed
         workerBusySeconds = report.workerBusySeconds
         imbalance = report.imbalance
-        self.pngSeconds = writeSeconds
+        self.format = format
+        self.writeSeconds = writeSeconds
         self.output = output
         self.checksum = String(format: "%016llx", checksum)
     }
@@ -59,7 +61,7 @@ struct RenderSummary: Encodable {
         return "\(strategy): \(width)x\(height), \(iterations) iterations, \(workers) worker\(workers == 1 ? "" : "s") (\(splitText))"
             + " | wall \(Format.seconds(wallSeconds)), cpu \(Format.seconds(cpuSeconds))"
             + ", \(Format.decimal(megapixelsPerSecond)) Mpixel/s, \(Format.rate(iterationsPerSecond)) iterations/s"
-            + " | png \(Format.seconds(pngSeconds)) -> \(output)"
+            + " | \(format) \(Format.seconds(writeSeconds)) -> \(output)"
     }
 
     /// The JSON object of `--json`, keys in snake case and sorted.

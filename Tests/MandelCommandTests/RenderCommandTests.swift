@@ -49,7 +49,7 @@ struct RenderCommandTests {
         #expect(result.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
         for key in ["strategy", "width", "height", "iterations", "workers", "wall_seconds", "cpu_seconds",
-                    "total_iterations", "output", "split", "tile", "worker_busy_seconds", "png_seconds"] {
+                    "total_iterations", "output", "split", "tile", "worker_busy_seconds", "write_seconds", "format"] {
             #expect(object[key] != nil, "missing \(key)")
         }
         #expect(object["strategy"] as? String == "gcd")

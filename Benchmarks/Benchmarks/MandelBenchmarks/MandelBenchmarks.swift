@@ -1,0 +1,129 @@
+import ApplyDriver
+import Benchmark
+import Dispatch
+import DispatchDriver
+import Foundation
+import MandelbrotCore
+import OperationDriver
+import PThreadDriver
+import TaskGroupDriver
+import ThreadDriver
+
+/// Three families: the kernels' raw speed, each strategy on a fixed view at several tile
+/// sizes, and the bare cost of one task in each mechanism.
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .cpuTotal], timeUnits: .milliseconds,
+        warmupIterations: 1, maxDuration: .seconds(3), maxIterations: 50)
+
+    // MARK: - Kernels: iterations per second on one core
+
+    // A boundary-heavy view with no cardioid in it, so the shortcut cannot flatter the SIMD kernel.
+    let grid = SampleGrid(
+        size: ImageSize(width: 256, height: 64),
+        viewport: Viewport(centerReal: -0.743643887, centerImaginary: 0.131825904, zoom: 300))
+    let limit = 2000
+    var iterationsPerPass: UInt64 = 0
+    var scratch = [UInt32](repeating: 0, count: 256)
+    for imaginary in grid.imaginaryParts {
+        iterationsPerPass += IterationKernel.scalar.countRow(
+            realParts: grid.realParts, imaginary: imaginary, count: 256, limit: limit, counts: &scratch, smooth: nil)
+    }
+    for kernel in IterationKernel.allCases {
+        // One pass is 256×64 pixels; the name says how many escape-time iterations it holds,
+        // so throughput (passes per second) times that is iterations per second.
+        Benchmark(
+            "kernel \(kernel.rawValue), pass of \(iterationsPerPass / 1_000_000) M iterations",
+            configuration: .init(metrics: [.wallClock, .throughput])
+        ) { benchmark in
+            var counts = [UInt32](repeating: 0, count: 256)
+            for _ in benchmark.scaledIterations {
+                var total: UInt64 = 0
+                for imaginary in grid.imaginaryParts {
+                    total += kernel.countRow(
+                        realParts: grid.realParts, imaginary: imaginary, count: 256, limit: limit, counts: &counts, smooth: nil)
+                }
+                blackHole(total)
+            }
+        }
+    }
+
+    // MARK: - Strategies: a fixed view at several tile sizes
+
+    let strategies: [any RenderStrategy] = [
+        SerialStrategy(), ThreadStrategy(), OperationStrategy(), DispatchStrategy(),
+        ApplyStrategy(), TaskGroupStrategy(), PThreadStrategy(),
+    ]
+    for tile in [8, 32, 128] {
+        for strategy in strategies {
+            Benchmark("render \(strategy.name) tile \(tile)") { benchmark in
+                let job = RenderJob(
+                    size: ImageSize(width: 600, height: 400), iterations: 256, colorScheme: .smooth, split: .tiles,
+                    tileSize: TileSize(width: tile, height: tile), workers: ProcessorCount.available)
+                let canvas = PixelBuffer(size: job.size, channels: 3)
+                for _ in benchmark.scaledIterations {
+                    let report = await StrategyRunner.run(strategy, work: RenderWork(job: job, canvas: canvas))
+                    blackHole(report.totalIterations)
+                }
+            }
+        }
+    }
+
+    // MARK: - The bare cost of one task, with empty work
+
+    // Each measured iteration is a batch of 1,000 empty tasks: its time in ms is the cost of one task in µs.
+    let tasks = 1000
+    let perTask = Benchmark.Configuration(metrics: [.wallClock], timeUnits: .microseconds)
+
+    Benchmark("1000 tasks: Thread start and exit", configuration: perTask) { benchmark in
+        for _ in benchmark.scaledIterations {
+            let group = DispatchGroup()
+            for _ in 0..<tasks {
+                group.enter()
+                Thread { group.leave() }.start()
+            }
+            group.wait()
+        }
+    }
+
+    Benchmark("1000 tasks: pthread_create and join", configuration: perTask) { benchmark in
+        for _ in benchmark.scaledIterations {
+            for _ in 0..<tasks {
+                var thread = pthread_t()
+                pthread_create(&thread, nil, { _ in nil }, nil)
+                pthread_join(thread, nil)
+            }
+        }
+    }
+
+    Benchmark("1000 tasks: Operation on an OperationQueue", configuration: perTask) { benchmark in
+        let queue = OperationQueue()
+        queue.maxConcurrentOperationCount = ProcessorCount.available
+        for _ in benchmark.scaledIterations {
+            queue.addOperations((0..<tasks).map { _ in BlockOperation {} }, waitUntilFinished: true)
+        }
+    }
+
+    Benchmark("1000 tasks: GCD async on a concurrent queue", configuration: perTask) { benchmark in
+        let queue = DispatchQueue(label: "mandel.bench", attributes: .concurrent)
+        for _ in benchmark.scaledIterations {
+            let group = DispatchGroup()
+            for _ in 0..<tasks { queue.async(group: group) {} }
+            group.wait()
+        }
+    }
+
+    Benchmark("1000 tasks: concurrentPerform iteration", configuration: perTask) { benchmark in
+        for _ in benchmark.scaledIterations {
+            DispatchQueue.concurrentPerform(iterations: tasks) { blackHole($0) }
+        }
+    }
+
+    Benchmark("1000 tasks: Task in a TaskGroup", configuration: perTask) { benchmark in
+        for _ in benchmark.scaledIterations {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<tasks { group.addTask {} }
+            }
+        }
+    }
+}

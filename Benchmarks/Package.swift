@@ -1,0 +1,26 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// A package of its own, so the main build and CI never pull in the benchmark tooling.
+// Run from this folder: swift package benchmark
+let package = Package(
+    name: "MandelBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .executableTarget(
+            name: "MandelBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "MandelbrotCore", package: "main"),
+                .product(name: "MandelStrategies", package: "main"),
+            ],
+            path: "Benchmarks/MandelBenchmarks",
+            swiftSettings: [.unsafeFlags(["-Xcc", "-march=native"])],
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)
