@@ -40,6 +40,9 @@ let package = Package(
         .target(name: "TaskGroupDriver", dependencies: ["MandelbrotCore"], swiftSettings: sharedSwiftSettings),
         .target(name: "PThreadDriver", dependencies: ["MandelbrotCore"], swiftSettings: sharedSwiftSettings),
 
+        // MARK: - Pictures of the work: ownership map, cost map, trace
+        .target(name: "WorkVisuals", dependencies: ["MandelbrotCore"], swiftSettings: sharedSwiftSettings),
+
         // MARK: - Comparisons: statistics, tables, exports and charts
         .target(name: "Comparison", swiftSettings: sharedSwiftSettings),
 
@@ -53,7 +56,7 @@ let package = Package(
             name: "mandel",
             dependencies: [
                 "MandelbrotCore", "ThreadDriver", "OperationDriver", "DispatchDriver",
-                "ApplyDriver", "TaskGroupDriver", "PThreadDriver", "ImageFiles", "Comparison",
+                "ApplyDriver", "TaskGroupDriver", "PThreadDriver", "ImageFiles", "Comparison", "WorkVisuals",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: sharedSwiftSettings
@@ -76,6 +79,11 @@ let package = Package(
         .testTarget(
             name: "ComparisonTests",
             dependencies: ["Comparison"],
+            swiftSettings: sharedSwiftSettings
+        ),
+        .testTarget(
+            name: "WorkVisualsTests",
+            dependencies: ["WorkVisuals", "MandelbrotCore", "ThreadDriver"],
             swiftSettings: sharedSwiftSettings
         ),
         .testTarget(

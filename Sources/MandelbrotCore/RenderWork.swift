@@ -14,6 +14,10 @@ public final class RenderWork: Sendable {
     public let canvas: PixelBuffer
     /// Set it to ask the strategy to stop.
     public let cancellation: CancellationFlag
+    /// Where every pixel's escape count is kept, if the caller wants them after the render.
+    public let counts: IterationCounts?
+    /// Called on the worker's thread after each finished tile; must be cheap and thread-safe.
+    let onTileFinished: (@Sendable () -> Void)?
 
     let grid: SampleGrid
     let recorder: TileRecorder
@@ -26,10 +30,18 @@ public final class RenderWork: Sendable {
     /// - Parameters:
     ///   - job: What to render.
     ///   - canvas: The destination; traps unless its size and channel count match the job.
+    ///   - counts: Where to keep every pixel's escape count, or nil; traps unless its size matches.
     ///   - cancellation: The flag that stops the render; a fresh one by default.
-    public init(job: RenderJob, canvas: PixelBuffer, cancellation: CancellationFlag = CancellationFlag()) {
+    ///   - onTileFinished: Called on the worker's thread after each finished tile (for progress).
+    public init(
+        job: RenderJob, canvas: PixelBuffer, counts: IterationCounts? = nil,
+        cancellation: CancellationFlag = CancellationFlag(), onTileFinished: (@Sendable () -> Void)? = nil
+    ) {
         precondition(canvas.size == job.size, "the canvas must have the job's size")
         precondition(canvas.channels == job.colorScheme.channels, "the canvas must have the colour scheme's channels")
+        precondition(counts == nil || counts!.size == job.size, "the counts must have the job's size")
+        self.counts = counts
+        self.onTileFinished = onTileFinished
         self.job = job
         self.plan = WorkPlan(size: job.size, split: job.split, workers: job.workers, tileSize: job.tileSize)
         self.canvas = canvas
@@ -76,6 +88,9 @@ public final class RenderWork: Sendable {
                             count: rect.width, limit: limit,
                             counts: counts.baseAddress!, smooth: wantsSmooth ? smooth.baseAddress! : nil,
                             usefulLimit: job.iterations)
+                        if let keep = self.counts {
+                            keep.address(x: rect.x, y: y).update(from: counts.baseAddress!, count: rect.width)
+                        }
                         colorizer.colour(
                             counts: counts.baseAddress!, smooth: wantsSmooth ? UnsafePointer(smooth.baseAddress!) : nil,
                             count: rect.width, into: canvas.address(x: rect.x, y: y))
@@ -86,6 +101,7 @@ public final class RenderWork: Sendable {
         }
         guard finished else { return false }
         recorder.record(tile: index, worker: worker, start: start, end: MonotonicClock.nanoseconds(), iterations: iterations)
+        onTileFinished?()
         return true
     }
 }

@@ -34,4 +34,7 @@ public struct SampleGrid: Sendable {
         self.realParts = (0..<side).map { x in 2 * Double(x) / n - 1.5 }
         self.imaginaryParts = (0..<side).map { y in 2 * Double(y) / n - 1 }
     }
+
+    /// The grid a job samples.
+    public static func of(_ job: RenderJob) -> SampleGrid { job.makeSampleGrid() }
 }

@@ -3,6 +3,7 @@ import Comparison
 import Foundation
 import ImageFiles
 import MandelbrotCore
+import WorkVisuals
 
 /// `mandel compare`: every strategy on the same workload, side by side.
 struct CompareCommand: AsyncParsableCommand {
@@ -29,12 +30,20 @@ struct CompareCommand: AsyncParsableCommand {
     @OptionGroup(title: "Measurement")
     var measurement: MeasurementOptions
 
+    @Option(help: ArgumentHelp("Write each strategy's ownership map (from its last run) into this existing folder as <strategy>.png.", valueName: "folder"))
+    var ownershipMaps: String?
+
+    @Flag(help: "Add a row gcd+progress: gcd with the progress bar's dispatch source attached (not drawn), to measure its cost.")
+    var progressOverhead = false
+
     func run() async throws {
         let size = view.imageSize
         let job = RenderJob(
             size: size, region: view.region, iterations: view.iterationLimit, colorScheme: view.colorScheme,
             split: work.split, tileSize: try work.tileSize(for: size), workers: work.workerCount, kernel: work.kernel)
-        try await CompareSession(job: job, view: view, measurement: measurement).run()
+        try await CompareSession(
+            job: job, view: view, measurement: measurement, ownershipMaps: ownershipMaps, progressOverhead: progressOverhead
+        ).run()
     }
 }
 
@@ -44,20 +53,36 @@ struct CompareSession {
     let job: RenderJob
     let view: ViewOptions
     let measurement: MeasurementOptions
+    let ownershipMaps: String?
+    let progressOverhead: Bool
 
     func run() async throws {
         let outputs = try opened { () throws(ImageFileError) in try measurement.openOutputs() }
-        let names = try measurement.strategyNames()
+        var entries = try measurement.strategyNames().map { MeasurementSession.Entry(strategy: $0.strategy, reportsProgress: false) }
+        if progressOverhead {
+            entries.append(MeasurementSession.Entry(strategy: StrategyName.gcd.strategy, reportsProgress: true))
+        }
+        let maps = try ownershipMaps.map { folder in
+            try opened { () throws(ImageFileError) in
+                try entries.map { entry throws(ImageFileError) in try OutputFile(path: "\(folder)/\(entry.name).png") }
+            }
+        }
         let cancellation = CancellationFlag()
         let interrupts = InterruptWatch(cancellation: cancellation)
         defer { interrupts.stop() }
         print(WorkloadText.describe(job, warmup: measurement.warmup, runs: measurement.runs))
         let session = MeasurementSession(
-            strategies: names.map(\.strategy), job: job, warmup: measurement.warmup, runs: measurement.runs,
-            cancellation: cancellation)
+            entries: entries, job: job, warmup: measurement.warmup, runs: measurement.runs, cancellation: cancellation)
         let comparison: StrategyComparison
         do {
-            comparison = try await session.measure()
+            comparison = try await session.measure { entry, canvas, report in
+                guard let maps, let index = entries.firstIndex(where: { $0.name == entry.name }) else { return }
+                let split = job.split == .tiles ? "tiles \(job.tileSize)" : job.split.rawValue
+                let title = "\(entry.name), \(split), \(report.plannedWorkers) workers, wall \(String(format: "%.3f", report.wallSeconds)) s"
+                try opened { () throws(ImageFileError) in
+                    try PictureWriter.writePNG(OwnershipMap.draw(canvas: canvas, report: report, title: title), to: maps[index])
+                }
+            }
         } catch is MeasurementSession.Interrupted {
             printError("interrupted")
             throw ExitStatus.interrupted

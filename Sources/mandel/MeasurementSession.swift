@@ -10,7 +10,16 @@ import MandelbrotCore
 /// checksummed, and all must agree.
 @MainActor
 struct MeasurementSession {
-    let strategies: [any RenderStrategy]
+    /// One row of the comparison: a strategy, optionally with the progress source attached.
+    struct Entry {
+        let strategy: any RenderStrategy
+        let reportsProgress: Bool
+
+        /// The row's name: the strategy's, with `+progress` when the progress source is attached.
+        var name: String { strategy.name + (reportsProgress ? "+progress" : "") }
+    }
+
+    let entries: [Entry]
     let job: RenderJob
     let warmup: Int
     let runs: Int
@@ -19,28 +28,34 @@ struct MeasurementSession {
     /// Thrown when Ctrl-C stops the measurement.
     struct Interrupted: Error {}
 
-    /// Measures every strategy; `progress` hears about each counted run.
-    func measure(progress: (String, Int) -> Void = { _, _ in }) async throws -> StrategyComparison {
-        let canvases = strategies.map { _ in PixelBuffer(size: job.size, channels: job.colorScheme.channels) }
-        var reports = [[RenderReport]](repeating: [], count: strategies.count)
-        var checksums = [Set<UInt64>](repeating: [], count: strategies.count)
+    /// Measures every entry; `lastRun` receives each entry's final canvas and report.
+    func measure(lastRun: (Entry, PixelBuffer, RenderReport) throws -> Void = { _, _, _ in }) async throws -> StrategyComparison {
+        let canvases = entries.map { _ in PixelBuffer(size: job.size, channels: job.colorScheme.channels) }
+        let tileCount = WorkPlan(size: job.size, split: job.split, workers: job.workers, tileSize: job.tileSize).tiles.count
+        var reports = [[RenderReport]](repeating: [], count: entries.count)
+        var checksums = [Set<UInt64>](repeating: [], count: entries.count)
         for round in 0..<(warmup + runs) {
-            for (index, strategy) in strategies.enumerated() {
-                let work = RenderWork(job: job, canvas: canvases[index], cancellation: cancellation)
-                let report = await StrategyRunner.run(strategy, work: work)
+            for (index, entry) in entries.enumerated() {
+                // The meter counts tiles through its dispatch source but never draws here.
+                let meter = entry.reportsProgress ? ProgressMeter(totalTiles: tileCount, draws: false) : nil
+                var onTileFinished: (@Sendable () -> Void)?
+                if let meter { onTileFinished = { meter.tileFinished() } }
+                let work = RenderWork(job: job, canvas: canvases[index], cancellation: cancellation, onTileFinished: onTileFinished)
+                let report = await StrategyRunner.run(entry.strategy, work: work)
                 dispatchPrecondition(condition: .onQueue(.main))
+                meter?.finish()
                 if report.wasCancelled { throw Interrupted() }
                 guard round >= warmup else { continue }
                 reports[index].append(report)
                 checksums[index].insert(canvases[index].checksum)
-                progress(strategy.name, round - warmup + 1)
+                if round == warmup + runs - 1 { try lastRun(entry, canvases[index], report) }
             }
         }
-        return StrategyComparison(results: strategies.indices.map { index in
+        return StrategyComparison(results: entries.indices.map { index in
             let runs = reports[index]
             let imbalances = runs.map(\.imbalance).sorted()
             return StrategyResult(
-                strategy: strategies[index].name,
+                strategy: entries[index].name,
                 wallSeconds: runs.map(\.wallSeconds),
                 userSeconds: runs.map(\.cpu.user).reduce(0, +) / Double(runs.count),
                 systemSeconds: runs.map(\.cpu.system).reduce(0, +) / Double(runs.count),

@@ -1,6 +1,7 @@
 import Foundation
 import ImageFiles
 import MandelbrotCore
+import WorkVisuals
 
 /// Writes a rendered canvas to a PNG, atomically, with text chunks saying how it was made.
 enum PictureWriter {
@@ -23,6 +24,18 @@ enum PictureWriter {
         }
         try output.commit()
         return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+    }
+
+    /// Writes an RGB picture (a work map) as a PNG and commits it.
+    static func writePNG(_ picture: RGBPicture, to output: OutputFile) throws(ImageFileError) {
+        let writer = try PNGWriter(output: output, width: picture.width, height: picture.height, channels: 3, texts: [
+            .init(key: "Software", text: "mandel \(Mandel.version)"),
+        ])
+        try picture.bytes.withUnsafeBufferPointer { bytes throws(ImageFileError) in
+            try writer.write(rows: bytes, count: picture.height)
+        }
+        try writer.finish()
+        try output.commit()
     }
 
     private static func writePNG(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Dispatch
+import Foundation
 import ImageFiles
 import MandelbrotCore
 
@@ -34,6 +35,9 @@ struct RenderCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON object instead of the human line.")
     var json = false
 
+    @OptionGroup(title: "Seeing the work")
+    var visuals: VisualOptions
+
     mutating func validate() throws {
         if format == .pbm && view.colorScheme != .bw {
             throw ValidationError("--format pbm is black and white; add --color bw (or use --preset benchmarks-game)")
@@ -47,7 +51,8 @@ struct RenderCommand: AsyncParsableCommand {
             colorScheme: view.colorScheme, split: work.split, tileSize: try work.tileSize(for: size),
             workers: work.workerCount, kernel: work.kernel)
         try await RenderSession(
-            job: job, viewport: view.viewport, strategy: strategy.strategy, output: output, format: format, json: json
+            job: job, viewport: view.viewport, strategy: strategy.strategy, output: output, format: format, json: json,
+            visuals: visuals
         ).run()
     }
 }
@@ -61,17 +66,24 @@ struct RenderSession {
     let output: String
     let format: ImageFormat
     let json: Bool
+    let visuals: VisualOptions
 
     func run() async throws {
+        let extras = try opened { () throws(ImageFileError) in try visuals.openOutputs() }
         let canvas = PixelBuffer(size: job.size, channels: job.colorScheme.channels)
+        let counts = visuals.costMap != nil ? IterationCounts(size: job.size) : nil
         let cancellation = CancellationFlag()
         let interrupts = InterruptWatch(cancellation: cancellation)
         defer { interrupts.stop() }
-        let work = RenderWork(job: job, canvas: canvas, cancellation: cancellation)
+        let tiles = WorkPlan(size: job.size, split: job.split, workers: job.workers, tileSize: job.tileSize).tiles.count
+        let meter = ProgressMeter(totalTiles: tiles, draws: visuals.progress ?? ProgressMeter.standardErrorIsTerminal)
+        let work = RenderWork(
+            job: job, canvas: canvas, counts: counts, cancellation: cancellation, onTileFinished: { meter.tileFinished() })
 
         let report = await StrategyRunner.run(strategy, work: work)
         // The strategy's completion resumed us: from here on, the main queue owns the result.
         dispatchPrecondition(condition: .onQueue(.main))
+        meter.finish()
         interrupts.renderFinished()
         guard !report.wasCancelled else {
             printError("interrupted")
@@ -89,10 +101,19 @@ struct RenderSession {
             printError("interrupted")
             throw ExitStatus.interrupted
         }
+        try opened { () throws(ImageFileError) in
+            try extras.write(canvas: canvas, counts: counts, work: work, report: report, title: visualTitle(report))
+        }
         let summary = RenderSummary(
             report: report, job: job, viewport: viewport, format: format.rawValue, writeSeconds: writeSeconds, output: output,
             checksum: canvas.checksum)
         print(json ? summary.json : summary.line)
+    }
+
+    /// The first line of an ownership map's legend and a trace's name.
+    private func visualTitle(_ report: RenderReport) -> String {
+        let split = job.split == .tiles ? "tiles \(job.tileSize)" : job.split.rawValue
+        return "\(strategy.name), \(split), \(report.plannedWorkers) workers, wall \(String(format: "%.3f", report.wallSeconds)) s"
     }
 
     /// The text chunks that say how the picture was made.

@@ -105,8 +105,8 @@ struct SweepSession {
             case .tile: job.tileSize = TileSize(width: value, height: value)
             }
             let session = MeasurementSession(
-                strategies: names.map(\.strategy), job: job, warmup: measurement.warmup, runs: measurement.runs,
-                cancellation: cancellation)
+                entries: names.map { MeasurementSession.Entry(strategy: $0.strategy, reportsProgress: false) }, job: job,
+                warmup: measurement.warmup, runs: measurement.runs, cancellation: cancellation)
             do {
                 let comparison = try await session.measure()
                 try ensureIdenticalPixels(comparison)

@@ -5,7 +5,7 @@ import Testing
 func countRow(_ kernel: IterationKernel, realParts: [Double], imaginary: Double, limit: Int) -> ([UInt32], [Float]) {
     var counts = [UInt32](repeating: 0, count: realParts.count)
     var smooth = [Float](repeating: 0, count: realParts.count)
-    realParts.withUnsafeBufferPointer { reals in
+    _ = realParts.withUnsafeBufferPointer { reals in
         kernel.countRow(
             realParts: reals.baseAddress!, imaginary: imaginary, count: reals.count, limit: limit,
             counts: &counts, smooth: &smooth)

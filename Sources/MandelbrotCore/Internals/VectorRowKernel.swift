@@ -171,3 +171,14 @@ enum VectorRowKernel {
         return useful
     }
 }
+
+extension IterationKernel {
+    /// Whether this kernel settles c without iterating (the cardioid and bulb shortcut).
+    ///
+    /// The same test as the vector kernel's, lane for lane; the scalar kernel never skips.
+    public func skipsIteration(real: Double, imaginary: Double) -> Bool {
+        guard self == .simd else { return false }
+        let mask = VectorRowKernel.certainlyInside(real: .init(repeating: real), imaginary: .init(repeating: imaginary))
+        return mask[0]
+    }
+}

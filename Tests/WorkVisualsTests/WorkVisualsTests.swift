@@ -1,0 +1,71 @@
+import Foundation
+import MandelbrotCore
+import Testing
+import ThreadDriver
+import WorkVisuals
+
+/// Renders with the thread strategy and returns the canvas, counts and report.
+func renderWithThreads(_ job: RenderJob) async -> (PixelBuffer, IterationCounts, RenderReport) {
+    let canvas = PixelBuffer(size: job.size, channels: job.colorScheme.channels)
+    let counts = IterationCounts(size: job.size)
+    let report = await StrategyRunner.run(ThreadStrategy(), work: RenderWork(job: job, canvas: canvas, counts: counts))
+    return (canvas, counts, report)
+}
+
+@Suite("Chrome trace")
+struct ChromeTraceTests {
+    @Test("one track per worker, slices that never overlap within a track, every tile exactly once")
+    func trace() async throws {
+        let job = RenderJob(size: ImageSize(width: 150, height: 90), iterations: 300, split: .tiles,
+                            tileSize: TileSize(width: 16, height: 16), workers: 3)
+        let (_, _, report) = await renderWithThreads(job)
+        let object = try #require(try JSONSerialization.jsonObject(with: ChromeTrace.json(for: report, title: "test")) as? [String: Any])
+        let events = try #require(object["traceEvents"] as? [[String: Any]])
+        let slices = events.filter { $0["cat"] as? String == "tile" }
+        #expect(slices.count == report.tiles.count)
+        let tiles = slices.map { ($0["args"] as! [String: Any])["tile"] as! Int }
+        #expect(tiles.sorted() == Array(report.tiles.indices), "every tile exactly once")
+        for track in Set(slices.map { $0["tid"] as! Int }) {
+            let spans = slices.filter { $0["tid"] as! Int == track }
+                .map { ($0["ts"] as! Double, ($0["ts"] as! Double) + ($0["dur"] as! Double)) }
+                .sorted { $0.0 < $1.0 }
+            for (earlier, later) in zip(spans, spans.dropFirst()) {
+                #expect(earlier.1 <= later.0 + 0.001, "slices overlap on track \(track)")
+            }
+        }
+        let args = try #require(slices.first?["args"] as? [String: Any])
+        #expect(args["rect"] is String && args["pixels"] is Int && args["iterations"] is Int)
+        #expect(events.contains { $0["name"] as? String == "completion on the main queue" })
+        let names = events.filter { $0["name"] as? String == "thread_name" }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
+        #expect(names.contains("main queue") && names.contains("worker 0"))
+    }
+}
+
+@Suite("Work maps")
+struct WorkMapTests {
+    @Test("the ownership map tints each band by its own worker and adds a legend below the picture")
+    func ownership() async {
+        let job = RenderJob(size: ImageSize(width: 64, height: 40), iterations: 100, colorScheme: .bw, split: .bands, workers: 2)
+        let (canvas, _, report) = await renderWithThreads(job)
+        let map = OwnershipMap.draw(canvas: canvas, report: report, title: "thread, bands")
+        #expect(map.height > 40)
+        #expect(map.width >= 64)
+        let top = map[32, 5], bottom = map[32, 35]
+        #expect(top != bottom, "the two bands have different workers' tints")
+        let legend = (40..<map.height).flatMap { y in (0..<map.width).map { map[$0, y] } }
+        #expect(legend.contains(RGB(0, 0, 0)), "the legend has text")
+    }
+
+    @Test("the cost map is black where nothing was iterated and bright where the most was")
+    func cost() async {
+        let job = RenderJob(size: ImageSize(width: 60, height: 40), iterations: 200, colorScheme: .gray, workers: 2)
+        let (_, counts, _) = await renderWithThreads(job)
+        let grid = SampleGrid.of(job)
+        let simd = CostMap.draw(counts: counts, grid: grid, kernel: .simd)
+        let scalar = CostMap.draw(counts: counts, grid: grid, kernel: .scalar)
+        // The centre pixel, −0.5 + 0i, is deep in the cardioid: the SIMD kernel skips it.
+        #expect(simd[30, 20] == RGB(0, 0, 0))
+        #expect(scalar[30, 20] == RGB(255, 255, 255), "the scalar kernel iterates it to the limit, the most of any pixel")
+        #expect(counts[30, 20] == 200)
+    }
+}
