@@ -118,6 +118,8 @@ public struct ComparisonExport: Encodable {
     public let results: [Row]
     /// For `sweep`: one entry per value of the swept axis.
     public let points: [Point]?
+    /// For `compare`: the process's threads and resident memory after the warm-up and at the end.
+    public let process: ProcessGrowth?
 
     /// The export of a `compare` run.
     public init(compare comparison: StrategyComparison, workload: Workload, machine: MachineDescription, date: Date = Date()) {
@@ -127,6 +129,7 @@ public struct ComparisonExport: Encodable {
         time = ISO8601DateFormatter().string(from: date)
         results = comparison.results.map { Row($0, in: comparison) }
         points = nil
+        process = comparison.process
     }
 
     /// The export of a `sweep` run: each point's comparison, keyed by workers or tile.
@@ -137,6 +140,7 @@ public struct ComparisonExport: Encodable {
         self.machine = machine
         time = ISO8601DateFormatter().string(from: date)
         results = []
+        process = nil
         points = sweep.map { point in
             Point(workers: point.workers, tile: point.tile,
                   results: point.comparison.results.map { Row($0, in: point.comparison) })

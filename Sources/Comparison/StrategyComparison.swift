@@ -2,11 +2,14 @@
 public struct StrategyComparison: Sendable {
     /// One result per strategy, in the order they ran.
     public let results: [StrategyResult]
+    /// Threads and memory after the warm-up and at the end, if measured.
+    public let process: ProcessGrowth?
 
     /// Compares `results`; traps if there are none.
-    public init(results: [StrategyResult]) {
+    public init(process: ProcessGrowth? = nil, results: [StrategyResult]) {
         precondition(!results.isEmpty, "a comparison needs a result")
         self.results = results
+        self.process = process
     }
 
     /// The strategy with the smallest median wall time.

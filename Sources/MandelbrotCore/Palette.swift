@@ -20,13 +20,33 @@ public struct Palette: Sendable {
     public let stops: [Stop]
     /// How many iterations one trip through the gradient takes.
     public let cycle: Double
+    /// Where in the gradient an escape value of 0 falls, as a fraction of the cycle (0 ≤ offset < 1).
+    public let offset: Double
 
-    /// Creates a palette; traps unless there are stops and the cycle is positive.
-    public init(stops: [Stop], cycle: Double) {
+    /// Creates a palette; traps unless there are stops, the cycle is finite and positive,
+    /// and the offset is finite.
+    public init(stops: [Stop], cycle: Double, offset: Double = 0) {
         precondition(!stops.isEmpty, "a palette needs at least one colour")
-        precondition(cycle > 0, "a palette cycle must be positive")
+        precondition(cycle.isFinite && cycle > 0, "a palette cycle must be positive")
+        precondition(offset.isFinite, "a palette offset must be finite")
         self.stops = stops.sorted { $0.position < $1.position }
         self.cycle = cycle
+        self.offset = offset - offset.rounded(.down)
+    }
+
+    /// The same gradient with another cycle length and offset.
+    public func with(cycle: Double, offset: Double) -> Palette {
+        Palette(stops: stops, cycle: cycle, offset: offset)
+    }
+
+    /// Colours spread evenly over the cycle, in order: the form `--palette '#000764,#ffaa00'` takes.
+    public init(evenlySpaced colors: [(red: UInt8, green: UInt8, blue: UInt8)], cycle: Double = 64) {
+        precondition(!colors.isEmpty, "a palette needs at least one colour")
+        self.init(
+            stops: colors.enumerated().map { index, color in
+                Stop(position: Double(index) / Double(colors.count), red: color.red, green: color.green, blue: color.blue)
+            },
+            cycle: cycle)
     }
 
     /// Deep blue through white to gold: the gradient most renderers ship as their default.
@@ -43,7 +63,15 @@ public struct Palette: Sendable {
 
     /// Writes the colour for a smooth escape value into `pixel[0...2]`.
     func write(value: Float, into pixel: UnsafeMutablePointer<UInt8>) {
-        var t = Double(value) / cycle
+        let color = color(at: Double(value) / cycle)
+        pixel[0] = color.red
+        pixel[1] = color.green
+        pixel[2] = color.blue
+    }
+
+    /// The colour at `position` cycles into the palette, after its offset (only the fraction counts).
+    public func color(at position: Double) -> (red: UInt8, green: UInt8, blue: UInt8) {
+        var t = position + offset
         t -= t.rounded(.down)
         // Find the stops around t, wrapping past the last one.
         var upper = stops.firstIndex { $0.position > t } ?? stops.count
@@ -65,8 +93,6 @@ public struct Palette: Sendable {
         func blend(_ a: UInt8, _ b: UInt8) -> UInt8 {
             UInt8((Double(a) + (Double(b) - Double(a)) * mix).rounded())
         }
-        pixel[0] = blend(lowerStop.red, upperStop.red)
-        pixel[1] = blend(lowerStop.green, upperStop.green)
-        pixel[2] = blend(lowerStop.blue, upperStop.blue)
+        return (blend(lowerStop.red, upperStop.red), blend(lowerStop.green, upperStop.green), blend(lowerStop.blue, upperStop.blue))
     }
 }

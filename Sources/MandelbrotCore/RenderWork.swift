@@ -51,6 +51,9 @@ public final class RenderWork: Sendable {
         self.colorizer = RowColorizer(scheme: job.colorScheme, limit: job.kernelLimit, palette: job.palette)
     }
 
+    /// The most pixels rendered between two checks of the cancel flag (a multiple of the vector kernel's 32).
+    static let segmentWidth = 256
+
     /// Whether the render has been asked to stop.
     public var isCancelled: Bool { cancellation.isCancelled }
 
@@ -78,22 +81,28 @@ public final class RenderWork: Sendable {
         let limit = job.kernelLimit
         let wantsSmooth = job.colorScheme.needsSmoothValues
         var iterations: UInt64 = 0
-        let finished = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: rect.width) { counts in
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: wantsSmooth ? rect.width : 0) { smooth in
+        let segment = min(rect.width, Self.segmentWidth)
+        let finished = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: segment) { counts in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: wantsSmooth ? segment : 0) { smooth in
                 grid.realParts.withUnsafeBufferPointer { realParts in
                     for y in rect.y..<rect.maxY {
-                        if isCancelled { return false }
-                        iterations += job.kernel.countRow(
-                            realParts: realParts.baseAddress! + rect.x, imaginary: grid.imaginaryParts[y],
-                            count: rect.width, limit: limit,
-                            counts: counts.baseAddress!, smooth: wantsSmooth ? smooth.baseAddress! : nil,
-                            usefulLimit: job.iterations)
-                        if let keep = self.counts {
-                            keep.address(x: rect.x, y: y).update(from: counts.baseAddress!, count: rect.width)
+                        // Segments of a row bound the work between two looks at the cancel
+                        // flag, however wide the tile and however high the iteration limit.
+                        for left in stride(from: rect.x, to: rect.maxX, by: Self.segmentWidth) {
+                            if isCancelled { return false }
+                            let width = min(Self.segmentWidth, rect.maxX - left)
+                            iterations += job.kernel.countRow(
+                                realParts: realParts.baseAddress! + left, imaginary: grid.imaginaryParts[y],
+                                count: width, limit: limit,
+                                counts: counts.baseAddress!, smooth: wantsSmooth ? smooth.baseAddress! : nil,
+                                usefulLimit: job.iterations)
+                            if let keep = self.counts {
+                                keep.address(x: left, y: y).update(from: counts.baseAddress!, count: width)
+                            }
+                            colorizer.colour(
+                                counts: counts.baseAddress!, smooth: wantsSmooth ? UnsafePointer(smooth.baseAddress!) : nil,
+                                count: width, into: canvas.address(x: left, y: y))
                         }
-                        colorizer.colour(
-                            counts: counts.baseAddress!, smooth: wantsSmooth ? UnsafePointer(smooth.baseAddress!) : nil,
-                            count: rect.width, into: canvas.address(x: rect.x, y: y))
                     }
                     return true
                 }

@@ -9,8 +9,6 @@ func printError(_ message: String) {
 
 /// Exit codes (`sysexits.h`), documented in the README.
 enum ExitStatus {
-    /// A render or write stopped by Ctrl-C.
-    static let interrupted = ExitCode(130)
     /// Strategies that should agree produced different pixels: a bug.
     static let internalError = ExitCode(70)
 

@@ -39,7 +39,7 @@ struct CompareCommand: AsyncParsableCommand {
     func run() async throws {
         let size = view.imageSize
         let job = RenderJob(
-            size: size, region: view.region, iterations: view.iterationLimit, colorScheme: view.colorScheme,
+            size: size, region: view.region, iterations: view.iterationLimit, colorScheme: view.colorScheme, palette: view.colorPalette,
             split: work.split, tileSize: try work.tileSize(for: size), workers: work.workerCount, kernel: work.kernel)
         try await CompareSession(
             job: job, view: view, measurement: measurement, ownershipMaps: ownershipMaps, progressOverhead: progressOverhead
@@ -68,7 +68,7 @@ struct CompareSession {
             }
         }
         let cancellation = CancellationFlag()
-        let interrupts = InterruptWatch(cancellation: cancellation)
+        let interrupts = InterruptWatch(cancellation: cancellation, grace: measurement.grace)
         defer { interrupts.stop() }
         print(WorkloadText.describe(job, warmup: measurement.warmup, runs: measurement.runs))
         let session = MeasurementSession(
@@ -84,8 +84,8 @@ struct CompareSession {
                 }
             }
         } catch is MeasurementSession.Interrupted {
-            printError("interrupted")
-            throw ExitStatus.interrupted
+            printError(interrupts.stopMessage)
+            throw ExitCode(interrupts.exitStatus)
         }
         interrupts.renderFinished()
         try ensureIdenticalPixels(comparison)

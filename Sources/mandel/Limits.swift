@@ -1,3 +1,5 @@
+import ArgumentParser
+
 /// The documented bounds of every option (README, "Options").
 enum Limits {
     /// The largest width or height.
@@ -8,4 +10,11 @@ enum Limits {
     static let maximumIterations = 100_000_000
     /// The most workers.
     static let maximumWorkers = 1024
+}
+
+/// Checks `--grace`: a finite number of seconds from 0 to an hour.
+func validateGrace(_ grace: Double) throws {
+    guard grace.isFinite, (0...3600).contains(grace) else {
+        throw ValidationError("--grace must be a number of seconds from 0 to 3600 (got \(grace))")
+    }
 }

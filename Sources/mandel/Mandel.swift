@@ -15,6 +15,6 @@ struct Mandel: AsyncParsableCommand {
             be created, 74 output could not be written, 130 interrupted (Ctrl-C).
             """,
         version: version,
-        subcommands: [RenderCommand.self, CompareCommand.self, SweepCommand.self, StrategiesCommand.self]
+        subcommands: [RenderCommand.self, CompareCommand.self, SweepCommand.self, StrategiesCommand.self, PalettesCommand.self]
     )
 }

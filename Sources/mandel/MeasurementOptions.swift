@@ -7,10 +7,10 @@ struct MeasurementOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Strategies to measure, comma-separated (default: all). serial is always measured, as the baseline.", valueName: "list"))
     var strategies: String?
 
-    @Option(help: "Uncounted runs of each strategy before the counted ones, 0…100.")
+    @Option(parsing: .unconditional, help: "Uncounted runs of each strategy before the counted ones, 0…100.")
     var warmup = 1
 
-    @Option(help: "Counted runs of each strategy, 1…1000; 3 or more for a verdict.")
+    @Option(parsing: .unconditional, help: "Counted runs of each strategy, 1…1000; 3 or more for a verdict.")
     var runs = 5
 
     @Option(help: ArgumentHelp("Write the results as JSON (hyperfine-style schema, see the README).", valueName: "file"))
@@ -22,7 +22,11 @@ struct MeasurementOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Write a chart as a self-contained SVG.", valueName: "file.svg"))
     var chart: String?
 
+    @Option(parsing: .unconditional, help: "Seconds the measurement may still take after SIGTERM before it is cancelled, 0…3600.")
+    var grace = 5.0
+
     mutating func validate() throws {
+        try validateGrace(grace)
         _ = try strategyNames()
         guard (0...100).contains(warmup) else { throw ValidationError("--warmup must be from 0 to 100 (got \(warmup))") }
         guard (1...1000).contains(runs) else { throw ValidationError("--runs must be from 1 to 1000 (got \(runs))") }
@@ -35,8 +39,7 @@ struct MeasurementOptions: ParsableArguments {
         for part in strategies.split(separator: ",", omittingEmptySubsequences: false) {
             let text = part.trimmingCharacters(in: .whitespaces)
             guard let name = StrategyName(rawValue: text) else {
-                let allowed = StrategyName.allCases.map(\.rawValue).joined(separator: ", ")
-                throw ValidationError("--strategies: unknown strategy '\(text)'; choose from \(allowed)")
+                throw ValidationError("--strategies: unknown strategy '\(text)'; choose from \(StrategyName.allowedList)")
             }
             if !names.contains(name) { names.append(name) }
         }

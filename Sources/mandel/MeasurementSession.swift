@@ -34,7 +34,9 @@ struct MeasurementSession {
         let tileCount = WorkPlan(size: job.size, split: job.split, workers: job.workers, tileSize: job.tileSize).tiles.count
         var reports = [[RenderReport]](repeating: [], count: entries.count)
         var checksums = [Set<UInt64>](repeating: [], count: entries.count)
+        var afterWarmup = ProcessSnapshot.now()
         for round in 0..<(warmup + runs) {
+            if round == warmup { afterWarmup = ProcessSnapshot.now() }
             for (index, entry) in entries.enumerated() {
                 // The meter counts tiles through its dispatch source but never draws here.
                 let meter = entry.reportsProgress ? ProgressMeter(totalTiles: tileCount, draws: false) : nil
@@ -51,7 +53,8 @@ struct MeasurementSession {
                 if round == warmup + runs - 1 { try lastRun(entry, canvases[index], report) }
             }
         }
-        return StrategyComparison(results: entries.indices.map { index in
+        let growth = ProcessGrowth(afterWarmup: afterWarmup, atEnd: ProcessSnapshot.now())
+        return StrategyComparison(process: growth, results: entries.indices.map { index in
             let runs = reports[index]
             let imbalances = runs.map(\.imbalance).sorted()
             return StrategyResult(

@@ -29,6 +29,9 @@ final class ProgressMeter: @unchecked Sendable {
         // The handler holds self; finish() cancels the source, which releases it.
         source.setEventHandler { self.advance(by: Int(self.source.data)) }
         source.resume()
+        // Draw once at the half-second mark even if no tile has finished yet (a bands
+        // split has one tile per worker), so a long render always shows it is alive.
+        DispatchQueue.main.asyncAfter(deadline: start + .milliseconds(501)) { [weak self] in self?.advance(by: 0) }
     }
 
     /// Called on a worker's thread after each finished tile.
@@ -47,7 +50,7 @@ final class ProgressMeter: @unchecked Sendable {
 
     private func advance(by tiles: Int) {
         finishedTiles += tiles
-        guard draws else { return }
+        guard draws, !source.isCancelled else { return }
         let now = DispatchTime.now()
         guard now.uptimeNanoseconds - start.uptimeNanoseconds > 500_000_000 else { return }
         if let lastDraw, now.uptimeNanoseconds - lastDraw.uptimeNanoseconds < 50_000_000 { return }

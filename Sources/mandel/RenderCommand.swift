@@ -17,8 +17,13 @@ struct RenderCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(help: "Threading strategy (see 'mandel strategies').")
-    var strategy: StrategyName = .gcd
+    @Option(
+        name: .customLong("strategy"),
+        help: ArgumentHelp("Threading strategy: \(StrategyName.allowedList) (see 'mandel strategies').", valueName: "name"))
+    var strategyText = StrategyName.gcd.rawValue
+
+    /// The strategy; valid after `validate()`.
+    var strategy: StrategyName { StrategyName(rawValue: strategyText)! }
 
     @OptionGroup(title: "View")
     var view: ViewOptions
@@ -38,7 +43,14 @@ struct RenderCommand: AsyncParsableCommand {
     @OptionGroup(title: "Seeing the work")
     var visuals: VisualOptions
 
+    @Option(parsing: .unconditional, help: "Seconds the render may still take after SIGTERM before it is cancelled, 0…3600.")
+    var grace = 5.0
+
     mutating func validate() throws {
+        guard StrategyName(rawValue: strategyText) != nil else {
+            throw ValidationError("--strategy must be one of \(StrategyName.allowedList) (got '\(strategyText)')")
+        }
+        try validateGrace(grace)
         if format == .pbm && view.colorScheme != .bw {
             throw ValidationError("--format pbm is black and white; add --color bw (or use --preset benchmarks-game)")
         }
@@ -48,11 +60,11 @@ struct RenderCommand: AsyncParsableCommand {
         let size = view.imageSize
         let job = RenderJob(
             size: size, region: view.region, iterations: view.iterationLimit,
-            colorScheme: view.colorScheme, split: work.split, tileSize: try work.tileSize(for: size),
+            colorScheme: view.colorScheme, palette: view.colorPalette, split: work.split, tileSize: try work.tileSize(for: size),
             workers: work.workerCount, kernel: work.kernel)
         try await RenderSession(
             job: job, viewport: view.viewport, strategy: strategy.strategy, output: output, format: format, json: json,
-            visuals: visuals
+            visuals: visuals, grace: grace
         ).run()
     }
 }
@@ -67,13 +79,14 @@ struct RenderSession {
     let format: ImageFormat
     let json: Bool
     let visuals: VisualOptions
+    let grace: Double
 
     func run() async throws {
         let extras = try opened { () throws(ImageFileError) in try visuals.openOutputs() }
         let canvas = PixelBuffer(size: job.size, channels: job.colorScheme.channels)
         let counts = visuals.costMap != nil ? IterationCounts(size: job.size) : nil
         let cancellation = CancellationFlag()
-        let interrupts = InterruptWatch(cancellation: cancellation)
+        let interrupts = InterruptWatch(cancellation: cancellation, grace: grace)
         defer { interrupts.stop() }
         let tiles = WorkPlan(size: job.size, split: job.split, workers: job.workers, tileSize: job.tileSize).tiles.count
         let meter = ProgressMeter(totalTiles: tiles, draws: visuals.progress ?? ProgressMeter.standardErrorIsTerminal)
@@ -86,8 +99,8 @@ struct RenderSession {
         meter.finish()
         interrupts.renderFinished()
         guard !report.wasCancelled else {
-            printError("interrupted")
-            throw ExitStatus.interrupted
+            printError(interrupts.stopMessage)
+            throw ExitCode(interrupts.exitStatus)
         }
 
         let writeSeconds: Double
@@ -98,8 +111,8 @@ struct RenderSession {
             printError(error.description)
             throw ExitStatus.code(for: error)
         } catch is PictureWriter.Interrupted {
-            printError("interrupted")
-            throw ExitStatus.interrupted
+            printError(interrupts.stopMessage)
+            throw ExitCode(interrupts.exitStatus)
         }
         try opened { () throws(ImageFileError) in
             try extras.write(canvas: canvas, counts: counts, work: work, report: report, title: visualTitle(report))
@@ -108,6 +121,9 @@ struct RenderSession {
             report: report, job: job, viewport: viewport, format: format.rawValue, writeSeconds: writeSeconds, output: output,
             checksum: canvas.checksum)
         print(json ? summary.json : summary.line)
+        if interrupts.wasAskedToTerminate {
+            printError("terminated: finished the render within the grace period and wrote \(output)")
+        }
     }
 
     /// The first line of an ownership map's legend and a trace's name.

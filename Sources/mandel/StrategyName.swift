@@ -17,6 +17,9 @@ enum StrategyName: String, CaseIterable, ExpressibleByArgument {
     case tasks
     case pthread
 
+    /// Every name, comma-separated, for help and error messages.
+    static var allowedList: String { allCases.map(\.rawValue).joined(separator: ", ") }
+
     /// The driver that implements it.
     var strategy: any RenderStrategy {
         switch self {

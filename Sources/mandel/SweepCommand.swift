@@ -31,10 +31,10 @@ struct SweepCommand: AsyncParsableCommand {
     @OptionGroup(title: "View")
     var view: ViewOptions
 
-    @Option(help: ArgumentHelp("Worker counts to sweep, comma-separated, each 1…1024 (default: the processors this process may use).", valueName: "list"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Worker counts to sweep, comma-separated, each 1…1024 (default: the processors this process may use).", valueName: "list"))
     var workers: String?
 
-    @Option(help: ArgumentHelp("Square tile sides to sweep, comma-separated (default: 64); sweeping tiles uses the tiles split.", valueName: "list"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Square tile sides to sweep, comma-separated (default: 64); sweeping tiles uses the tiles split.", valueName: "list"))
     var tile: String?
 
     @Option(help: "Work split when sweeping workers: bands, rows or tiles.")
@@ -70,7 +70,7 @@ struct SweepCommand: AsyncParsableCommand {
         let axis: SweepAxis = workerList.count > 1 ? .workers : .tile
         let size = view.imageSize
         let template = RenderJob(
-            size: size, region: view.region, iterations: view.iterationLimit, colorScheme: view.colorScheme,
+            size: size, region: view.region, iterations: view.iterationLimit, colorScheme: view.colorScheme, palette: view.colorPalette,
             split: axis == .tile ? .tiles : split,
             tileSize: TileSize(width: min(tileList[0], size.width), height: min(tileList[0], size.height)),
             workers: workerList[0], kernel: kernel)
@@ -93,7 +93,7 @@ struct SweepSession {
         let outputs = try opened { () throws(ImageFileError) in try measurement.openOutputs() }
         let names = try measurement.strategyNames()
         let cancellation = CancellationFlag()
-        let interrupts = InterruptWatch(cancellation: cancellation)
+        let interrupts = InterruptWatch(cancellation: cancellation, grace: measurement.grace)
         defer { interrupts.stop() }
         print("sweep over \(axis.rawValue) \(values.map(String.init).joined(separator: ",")): "
               + WorkloadText.describe(template, warmup: measurement.warmup, runs: measurement.runs, sweeping: axis.rawValue))
@@ -112,8 +112,8 @@ struct SweepSession {
                 try ensureIdenticalPixels(comparison)
                 points.append(SweepPoint(value: value, comparison: comparison))
             } catch is MeasurementSession.Interrupted {
-                printError("interrupted")
-                throw ExitStatus.interrupted
+                printError(interrupts.stopMessage)
+                throw ExitCode(interrupts.exitStatus)
             }
         }
         interrupts.renderFinished()

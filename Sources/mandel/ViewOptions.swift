@@ -14,7 +14,7 @@ struct ViewOptions: ParsableArguments {
     @Option(help: "A fixed workload: benchmarks-game (N×N, the Benchmarks Game's mandelbrot task; excludes --center, --zoom, --iterations, --color).")
     var preset: Preset?
 
-    @Option(help: ArgumentHelp("Image size, WxH or N for N×N (sides 1…65535, at most 268435456 pixels).", valueName: "size"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Image size, WxH or N for N×N (sides 1…65535, at most 268435456 pixels).", valueName: "size"))
     var size = "1200x800"
 
     @Option(
@@ -22,16 +22,26 @@ struct ViewOptions: ParsableArguments {
         help: ArgumentHelp("Centre of the view, re,im (default: -0.5,0).", valueName: "re,im"))
     var center: String?
 
-    @Option(help: "Magnification; 1 shows 3 units across the shorter side. Finite and > 0 (default: 1).")
+    @Option(parsing: .unconditional, help: "Magnification; 1 shows 3 units across the shorter side. Finite and > 0 (default: 1).")
     var zoom: Double?
 
-    @Option(help: "Iteration limit, 1…100000000 (default: 256; 50 for the preset).")
+    @Option(parsing: .unconditional, help: "Iteration limit, 1…100000000 (default: 256; 50 for the preset).")
     var iterations: Int?
 
     @Option(help: "Colouring: bw (the seeds' black and white), gray, or smooth (RGB palette) (default: smooth; bw for the preset).")
     var color: ColorScheme?
 
+    @Option(help: ArgumentHelp("Smooth colouring's palette: a name from 'mandel palettes', or hex colours such as '#000764,#206bcb,#edffff,#ffaa00,#000200'.", valueName: "name|colours"))
+    var palette: String?
+
+    @Option(parsing: .unconditional, help: "Iterations per trip through the palette, > 0 (default: 64).")
+    var paletteCycle: Double?
+
+    @Option(parsing: .unconditional, help: "Where the palette starts, as a fraction of its cycle, 0…1 (default: 0).")
+    var paletteOffset: Double?
+
     mutating func validate() throws {
+        try validatePalette()
         let sides = try ArgumentParsing.dimensions(size, option: "--size", maximum: Limits.maximumSide)
         guard sides.width * sides.height <= Limits.maximumPixels else {
             throw ValidationError(
@@ -39,7 +49,9 @@ struct ViewOptions: ParsableArguments {
         }
         if let preset {
             let conflicting = [("--center", center != nil), ("--zoom", zoom != nil),
-                               ("--iterations", iterations != nil), ("--color", color != nil)]
+                               ("--iterations", iterations != nil), ("--color", color != nil),
+                               ("--palette", palette != nil), ("--palette-cycle", paletteCycle != nil),
+                               ("--palette-offset", paletteOffset != nil)]
             if let (option, _) = conflicting.first(where: { $0.1 }) {
                 throw ValidationError("--preset \(preset.rawValue) fixes the view; remove \(option)")
             }
@@ -77,6 +89,29 @@ struct ViewOptions: ParsableArguments {
 
     /// The iteration limit in force.
     var iterationLimit: Int { preset == .benchmarksGame ? 50 : (iterations ?? 256) }
+
+    /// Checks the palette options: a valid palette, cycle and offset, and only with smooth colouring.
+    private func validatePalette() throws {
+        guard palette != nil || paletteCycle != nil || paletteOffset != nil else { return }
+        if let color, color != .smooth {
+            throw ValidationError("--palette, --palette-cycle and --palette-offset colour --color smooth only (got --color \(color.rawValue))")
+        }
+        if let palette {
+            do { _ = try PaletteSpecification.parse(palette) } catch { throw ValidationError("--palette: \(error.description)") }
+        }
+        if let paletteCycle, !(paletteCycle.isFinite && paletteCycle > 0) {
+            throw ValidationError("--palette-cycle must be a number of iterations greater than 0 (got \(paletteCycle))")
+        }
+        if let paletteOffset, !(paletteOffset.isFinite && (0...1).contains(paletteOffset)) {
+            throw ValidationError("--palette-offset must be a fraction from 0 to 1 (got \(paletteOffset))")
+        }
+    }
+
+    /// Smooth colouring's palette; valid after `validate()`.
+    var colorPalette: Palette {
+        let base = palette.map { try! PaletteSpecification.parse($0) } ?? .classic
+        return base.with(cycle: paletteCycle ?? base.cycle, offset: paletteOffset ?? 0)
+    }
 
     /// The colouring in force.
     var colorScheme: ColorScheme { preset == .benchmarksGame ? .bw : (color ?? .smooth) }

@@ -3,13 +3,13 @@ public import MandelbrotCore
 
 /// How the work is divided: workers, split and tile size.
 struct WorkOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Worker count, 1…1024 (default: the processors this process may use).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Worker count, 1…1024 (default: the processors this process may use).", valueName: "n"))
     var workers: Int?
 
     @Option(help: "Work split: bands (one block of rows per worker), rows (interleaved), tiles (dynamic queue).")
     var split: WorkSplit = .tiles
 
-    @Option(help: ArgumentHelp("Tile size of the tiles split, WxH or N (default: 64x64, cut to the image).", valueName: "size"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Tile size of the tiles split, WxH or N (default: 64x64, cut to the image).", valueName: "size"))
     var tile: String?
 
     @Option(help: "Kernel: simd (vectorised, with the cardioid shortcut) or scalar (the plain reference loop).")

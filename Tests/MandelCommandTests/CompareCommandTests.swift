@@ -72,6 +72,9 @@ struct CompareCommandTests {
         (["compare", "--strategies", "gcd,fibers"], 64, "fibers"),
         (["compare", "--runs", "0"], 64, "--runs"),
         (["compare", "--json", "missing/x.json"], 73, "does not exist"),
+        (["compare", "--csv", "/proc/x.csv"], 73, "not writable"),
+        (["compare", "--chart", "/proc/x.svg"], 73, "not writable"),
+        (["compare", "--warmup", "-1"], 64, "--warmup"),
         (["sweep", "--workers", "1,2", "--tile", "8,16"], 64, "one axis"),
         (["sweep"], 64, "--workers"),
         (["sweep", "--tile", "8,4096"], 64, "--tile"),
@@ -84,5 +87,24 @@ struct CompareCommandTests {
         #expect(result.status == status, "\(arguments): \(result.standardError)")
         #expect(result.standardError.split(separator: "\n").first?.contains(mention) == true, "\(result.standardError)")
         #expect(contents(of: folder).isEmpty)
+    }
+}
+
+@Suite("Stress")
+struct StressTests {
+    @Test("a hundred renders in one process leak neither threads nor memory",
+          arguments: ["thread", "operation", "gcd", "apply", "tasks", "pthread"])
+    func noLeaks(strategy: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["compare", "--size", "32", "--tile", "8", "--runs", "100", "--warmup", "5", "--strategies", strategy,
+             "--json", "leak.json"], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/leak.json"))) as! [String: Any]
+        let process = object["process"] as! [String: [String: Int]]
+        let before = process["after_warmup"]!, after = process["at_end"]!
+        #expect(after["threads"]! <= before["threads"]! + 1, "threads grew from \(before["threads"]!) to \(after["threads"]!)")
+        #expect(after["resident_bytes"]! - before["resident_bytes"]! < 4 << 20, "memory grew by \(after["resident_bytes"]! - before["resident_bytes"]!) bytes")
     }
 }

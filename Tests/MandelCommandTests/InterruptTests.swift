@@ -1,18 +1,19 @@
 import Foundation
 import Testing
 
-@Suite("Ctrl-C", .serialized)
+@Suite("Signals", .serialized)
 struct InterruptTests {
+    /// Inside the period-3 bulb, which the cardioid shortcut does not cover: every pixel
+    /// iterates to the limit, many seconds of work even in a release build.
+    static let slowRender = ["render", "--size", "1600x1600", "--center", "-0.1225,0.7449", "--zoom", "30",
+                             "--iterations", "50000", "--split", "bands"]
+
     @Test("SIGINT mid-render exits 130 within half a second and leaves no file", arguments: ["serial", "thread", "operation", "gcd", "apply", "tasks", "pthread"])
     func interrupt(strategy: String) throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // Deep in the set at a high limit: many seconds of work in a debug build.
-        let process = try MandelProcess.start(
-            ["render", "--strategy", strategy, "--size", "1600x1600", "--center", "-0.2,0", "--zoom", "3",
-             "--iterations", "50000", "--split", "bands", "-o", "big.png"],
-            in: folder)
-        Thread.sleep(forTimeInterval: 0.4)
+        let (process, _) = try MandelProcess.startAndWaitForProgress(
+            Self.slowRender + ["--strategy", strategy, "--progress", "-o", "big.png"], in: folder)
         #expect(process.isRunning, "the render finished before it could be interrupted")
         let sent = Date()
         process.interrupt()
@@ -23,5 +24,40 @@ struct InterruptTests {
         #expect(contents(of: folder).isEmpty)
         let errorText = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(errorText.contains("interrupted"))
+    }
+
+    @Test("SIGTERM lets a render finish within the grace period and writes it")
+    func terminateWithinGrace() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A second or few of work in a loaded debug build, well inside a 60-second grace.
+        let (process, _) = try MandelProcess.startAndWaitForProgress(
+            ["render", "--size", "200x200", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "1000", "--tile", "16",
+             "--grace", "60", "--progress", "-o", "done.png"], in: folder)
+        #expect(process.isRunning, "the render finished before SIGTERM")
+        process.terminate()
+        process.waitUntilExit()
+        let errorText = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(errorText)")
+        #expect(contents(of: folder) == ["done.png"])
+        #expect(errorText.contains("finished the render within the grace period"))
+    }
+
+    @Test("SIGTERM cancels cleanly when the grace runs out: exit 143, nothing written")
+    func terminateAfterGrace() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (process, _) = try MandelProcess.startAndWaitForProgress(
+            Self.slowRender + ["--grace", "0.3", "--progress", "-o", "never.png"], in: folder)
+        #expect(process.isRunning)
+        let sent = Date()
+        process.terminate()
+        process.waitUntilExit()
+        let elapsed = Date().timeIntervalSince(sent)
+        #expect(process.terminationStatus == 143)
+        #expect(elapsed >= 0.3 && elapsed < 0.3 + 0.5, "took \(elapsed) s")
+        #expect(contents(of: folder).isEmpty)
+        let errorText = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(errorText.contains("grace period ran out"))
     }
 }

@@ -26,6 +26,21 @@ struct MandelProcess {
             standardError: String(decoding: errData, as: UTF8.self))
     }
 
+    /// Starts `mandel` (whose arguments must include `--progress`) and returns once the
+    /// progress bar has appeared on standard error, that is, once the render is under way
+    /// and the signal handlers are installed, with what standard error had said so far.
+    static func startAndWaitForProgress(_ arguments: [String], in folder: String) throws -> (Process, String) {
+        let process = try start(arguments, in: folder)
+        let errors = (process.standardError as! Pipe).fileHandleForReading
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("tiles") {
+            let chunk = errors.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        return (process, String(decoding: seen, as: UTF8.self))
+    }
+
     /// Starts `mandel` with pipes for its output, without waiting.
     static func start(_ arguments: [String], in folder: String? = nil) throws -> Process {
         let process = Process()

@@ -88,6 +88,23 @@ struct RenderCommandTests {
         #expect(object["iterations"] as? Int == 50)
     }
 
+    @Test("--palette changes the colours, not the set; mandel palettes lists the names")
+    func palettes() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (name, palette) in [("classic", "classic"), ("fire", "fire"), ("custom", "#000764,#ffaa00")] {
+            let result = try MandelProcess.run(["render", "--size", "40x30", "--palette", palette, "--palette-cycle", "20", "-o", "\(name).png"], in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        let pictures = try ["classic", "fire", "custom"].map { try PNGImage(contentsOf: "\(folder)/\($0).png").pixels }
+        #expect(Set(pictures).count == 3)
+        // The set itself stays black in every palette.
+        let black = pictures.map { pixels in stride(from: 0, to: pixels.count, by: 3).filter { pixels[$0] == 0 && pixels[$0 + 1] == 0 && pixels[$0 + 2] == 0 } }
+        #expect(Set(black).count == 1)
+        let listing = try MandelProcess.run(["palettes"])
+        #expect(listing.standardOutput.split(separator: "\n").compactMap { $0.split(separator: " ").first }.contains("fire"))
+    }
+
     @Test("mandel strategies lists every strategy with a line on how it works")
     func strategies() throws {
         let result = try MandelProcess.run(["strategies"])

@@ -35,7 +35,7 @@ struct VisualOptionsTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Long enough in a debug build to pass the half-second threshold.
-        let slow = ["render", "--size", "400x300", "--center", "-0.2,0", "--zoom", "3", "--iterations", "4000",
+        let slow = ["render", "--size", "400x300", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "1500",
                     "--tile", "16", "--workers", "2", "-o", "p.png"]
         let shown = try MandelProcess.run(slow + ["--progress"], in: folder)
         #expect(shown.status == 0)
