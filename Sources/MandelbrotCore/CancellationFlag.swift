@@ -2,12 +2,15 @@ import Synchronization
 
 /// A one-way switch that asks a render to stop, readable from any thread.
 ///
-/// Workers poll ``isCancelled`` between rows; strategies that have a native
-/// cancel (`Thread.cancel()`, `cancelAllOperations()`, task cancellation)
-/// register it with ``onCancel(_:)``.
+/// Workers poll ``isCancelled`` between segments of rows; strategies that have a
+/// native cancel (`Thread.cancel()`, `cancelAllOperations()`, task cancellation)
+/// register it through ``RenderWork/onCancel(_:)``, which removes it again when
+/// the render completes, so a long-lived flag (one per `compare`) never keeps
+/// old renders alive.
 public final class CancellationFlag: Sendable {
     private let cancelled = Atomic<Bool>(false)
-    private let handlers = Mutex<[@Sendable () -> Void]?>([])
+    private let nextRegistration = Atomic<Int>(0)
+    private let handlers = Mutex<[Int: @Sendable () -> Void]?>([:])
 
     /// Creates a flag that is not set.
     public init() {}
@@ -18,20 +21,33 @@ public final class CancellationFlag: Sendable {
     /// Sets the flag and runs every registered handler once, on the calling thread.
     public func cancel() {
         cancelled.store(true, ordering: .relaxed)
-        let pending = handlers.withLock { list in
-            defer { list = nil }
-            return list ?? []
+        let pending = handlers.withLock { table in
+            defer { table = nil }
+            return table.map { Array($0.values) } ?? []
         }
         pending.forEach { $0() }
     }
 
-    /// Registers `handler` to run when the flag is set; runs it now if it already is.
-    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
-        let registered = handlers.withLock { list -> Bool in
-            guard list != nil else { return false }
-            list!.append(handler)
+    /// Registers `handler` to run when the flag is set, or runs it now if it already is.
+    ///
+    /// - Returns: A registration to pass to ``removeHandler(_:)``, or nil if the handler already ran.
+    @discardableResult
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) -> Int? {
+        let registration = nextRegistration.add(1, ordering: .relaxed).oldValue
+        let registered = handlers.withLock { table -> Bool in
+            guard table != nil else { return false }
+            table![registration] = handler
             return true
         }
-        if !registered { handler() }
+        guard registered else {
+            handler()
+            return nil
+        }
+        return registration
+    }
+
+    /// Forgets a handler (and everything it captured) that is no longer needed.
+    public func removeHandler(_ registration: Int) {
+        _ = handlers.withLock { $0?.removeValue(forKey: registration) }
     }
 }

@@ -13,8 +13,22 @@ public enum EscapeTime {
     ///   - limit: The iteration limit; traps unless positive.
     @inlinable
     public static func count(real: Double, imaginary: Double, limit: Int) -> Int {
+        count(startReal: 0, startImaginary: 0, real: real, imaginary: imaginary, limit: limit)
+    }
+
+    /// The same iteration from any starting point: the escape count of a Julia set's pixel
+    /// (start at the pixel, add the set's constant) or, from 0, of the Mandelbrot set's.
+    ///
+    /// - Parameters:
+    ///   - startReal: The real part of z₀.
+    ///   - startImaginary: The imaginary part of z₀.
+    ///   - real: The real part of the c added at every step.
+    ///   - imaginary: The imaginary part of c.
+    ///   - limit: The iteration limit; traps unless positive.
+    @inlinable
+    public static func count(startReal: Double, startImaginary: Double, real: Double, imaginary: Double, limit: Int) -> Int {
         precondition(limit > 0, "the iteration limit must be positive")
-        var zr = 0.0, zi = 0.0
+        var zr = startReal, zi = startImaginary
         for step in 0..<limit {
             let zr2 = zr * zr, zi2 = zi * zi
             if zr2 + zi2 > 4 { return step }

@@ -20,24 +20,29 @@ public enum IterationKernel: String, Sendable, CaseIterable {
     ///   - smooth: Where the smooth values go, or nil.
     ///   - usefulLimit: The most iterations a pixel counts for in the returned total
     ///     (the limit itself, or one less for the Benchmarks Game's extra check); `limit` by default.
+    ///   - julia: For a Julia set, its constant: each orbit starts at its pixel and adds it;
+    ///     nil (the default) for the Mandelbrot set.
     /// - Returns: The sum over the pixels of `min(count, usefulLimit)`.
     @discardableResult
     public func countRow(
         realParts: UnsafePointer<Double>, imaginary: Double, count: Int, limit: Int,
-        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Int? = nil
+        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Int? = nil,
+        julia: JuliaConstant? = nil
     ) -> UInt64 {
         precondition(limit > 0, "the iteration limit must be positive")
         let cap = usefulLimit ?? limit
         switch self {
         case .scalar:
-            RowKernel.countRow(realParts: realParts, imaginary: imaginary, count: count, limit: limit, counts: counts, smooth: smooth)
+            RowKernel.countRow(
+                realParts: realParts, imaginary: imaginary, count: count, limit: limit, julia: julia, counts: counts,
+                smooth: smooth)
             var total: UInt64 = 0
             for index in 0..<count { total += UInt64(min(Int(counts[index]), cap)) }
             return total
         case .simd:
             return VectorRowKernel.countRow(
                 realParts: realParts, imaginary: imaginary, count: count, limit: limit, counts: counts, smooth: smooth,
-                usefulLimit: cap)
+                usefulLimit: cap, julia: julia)
         }
     }
 }

@@ -28,14 +28,19 @@ public struct RenderJob: Sendable {
     public var workers: Int
     /// The code that computes the counts.
     public var kernel: IterationKernel
+    /// For a Julia set, its constant; nil for the Mandelbrot set.
+    public var julia: JuliaConstant?
+    /// Samples per pixel along each axis: k gives k×k samples, averaged in linear light.
+    public var supersampling: Int
 
     /// Creates a job; traps on a non-positive iteration limit or worker count.
     public init(
         size: ImageSize, region: Region = .view(.whole), iterations: Int = 256,
         colorScheme: ColorScheme = .smooth, palette: Palette = .classic,
         split: WorkSplit = .tiles, tileSize: TileSize = .standard, workers: Int = 1,
-        kernel: IterationKernel = .simd
+        kernel: IterationKernel = .simd, julia: JuliaConstant? = nil, supersampling: Int = 1
     ) {
+        precondition(supersampling >= 1, "supersampling takes at least one sample per pixel")
         precondition(iterations > 0, "the iteration limit must be positive")
         precondition(workers > 0, "a render needs at least one worker")
         self.size = size
@@ -47,6 +52,8 @@ public struct RenderJob: Sendable {
         self.tileSize = tileSize
         self.workers = workers
         self.kernel = kernel
+        self.julia = julia
+        self.supersampling = supersampling
     }
 
     /// The limit the kernel runs to. The Benchmarks Game checks the radius
@@ -56,10 +63,14 @@ public struct RenderJob: Sendable {
         if case .benchmarksGame = region { iterations + 1 } else { iterations }
     }
 
-    /// The sample grid of this job.
+    /// The sample grid of this job: k×k samples per pixel when supersampling.
+    ///
+    /// A grid k times as wide and tall over the same view puts sample (X, Y) at
+    /// `re = cx + ((X + 0.5)/k − W/2)·s`: pixel X/k, sub-sample X mod k.
     func makeSampleGrid() -> SampleGrid {
         switch region {
-        case .view(let viewport): SampleGrid(size: size, viewport: viewport)
+        case .view(let viewport):
+            SampleGrid(size: ImageSize(width: size.width * supersampling, height: size.height * supersampling), viewport: viewport)
         case .benchmarksGame: SampleGrid(benchmarksGameSide: size.width)
         }
     }

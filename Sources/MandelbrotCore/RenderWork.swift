@@ -24,6 +24,7 @@ public final class RenderWork: Sendable {
     let registry = WorkerRegistry()
     private let colorizer: RowColorizer
     private let nextDynamicTile = Atomic<Int>(0)
+    private let cancelRegistrations = Mutex<[Int]>([])
 
     /// Prepares a render of `job` into `canvas`.
     ///
@@ -40,6 +41,9 @@ public final class RenderWork: Sendable {
         precondition(canvas.size == job.size, "the canvas must have the job's size")
         precondition(canvas.channels == job.colorScheme.channels, "the canvas must have the colour scheme's channels")
         precondition(counts == nil || counts!.size == job.size, "the counts must have the job's size")
+        if case .benchmarksGame = job.region {
+            precondition(job.supersampling == 1, "the Benchmarks Game preset samples one point per pixel")
+        }
         self.counts = counts
         self.onTileFinished = onTileFinished
         self.job = job
@@ -56,6 +60,24 @@ public final class RenderWork: Sendable {
 
     /// Whether the render has been asked to stop.
     public var isCancelled: Bool { cancellation.isCancelled }
+
+    /// Registers a strategy's native cancel (`Thread.cancel()`, `cancelAllOperations()`, …)
+    /// to run if the render is cancelled; it is forgotten when the render completes.
+    public func onCancel(_ handler: @escaping @Sendable () -> Void) {
+        if let registration = cancellation.onCancel(handler) {
+            cancelRegistrations.withLock { $0.append(registration) }
+        }
+    }
+
+    /// Forgets this render's cancel handlers: they capture the strategy's threads or
+    /// queues, which capture this work, and would otherwise keep it alive.
+    func releaseCancelHandlers() {
+        let registrations = cancelRegistrations.withLock { list in
+            defer { list = [] }
+            return list
+        }
+        registrations.forEach(cancellation.removeHandler)
+    }
 
     /// The next tile of a dynamic plan, or nil once all are taken or the render is cancelled.
     ///
@@ -78,39 +100,109 @@ public final class RenderWork: Sendable {
         let rect = plan.tiles[index]
         let worker = registry.currentWorker()
         let start = MonotonicClock.nanoseconds()
-        let limit = job.kernelLimit
-        let wantsSmooth = job.colorScheme.needsSmoothValues
         var iterations: UInt64 = 0
-        let segment = min(rect.width, Self.segmentWidth)
-        let finished = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: segment) { counts in
-            withUnsafeTemporaryAllocation(of: Float.self, capacity: wantsSmooth ? segment : 0) { smooth in
-                grid.realParts.withUnsafeBufferPointer { realParts in
-                    for y in rect.y..<rect.maxY {
-                        // Segments of a row bound the work between two looks at the cancel
-                        // flag, however wide the tile and however high the iteration limit.
-                        for left in stride(from: rect.x, to: rect.maxX, by: Self.segmentWidth) {
-                            if isCancelled { return false }
-                            let width = min(Self.segmentWidth, rect.maxX - left)
-                            iterations += job.kernel.countRow(
-                                realParts: realParts.baseAddress! + left, imaginary: grid.imaginaryParts[y],
-                                count: width, limit: limit,
-                                counts: counts.baseAddress!, smooth: wantsSmooth ? smooth.baseAddress! : nil,
-                                usefulLimit: job.iterations)
-                            if let keep = self.counts {
-                                keep.address(x: left, y: y).update(from: counts.baseAddress!, count: width)
-                            }
-                            colorizer.colour(
-                                counts: counts.baseAddress!, smooth: wantsSmooth ? UnsafePointer(smooth.baseAddress!) : nil,
-                                count: width, into: canvas.address(x: left, y: y))
-                        }
-                    }
-                    return true
-                }
-            }
-        }
+        let finished = job.supersampling == 1
+            ? renderPixels(rect, iterations: &iterations)
+            : renderSupersampled(rect, iterations: &iterations)
         guard finished else { return false }
         recorder.record(tile: index, worker: worker, start: start, end: MonotonicClock.nanoseconds(), iterations: iterations)
         onTileFinished?()
         return true
+    }
+
+    // MARK: - Rendering a tile
+
+    /// One sample per pixel: kernel, then colouring, segment by segment.
+    private func renderPixels(_ rect: PixelRect, iterations: inout UInt64) -> Bool {
+        let wantsSmooth = job.colorScheme.needsSmoothValues
+        let segment = min(rect.width, Self.segmentWidth)
+        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: segment) { counts in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: wantsSmooth ? segment : 0) { smooth in
+                for y in rect.y..<rect.maxY {
+                    // Segments of a row bound the work between two looks at the cancel
+                    // flag, however wide the tile and however high the iteration limit.
+                    for left in stride(from: rect.x, to: rect.maxX, by: Self.segmentWidth) {
+                        if isCancelled { return false }
+                        let width = min(Self.segmentWidth, rect.maxX - left)
+                        iterations += countSamples(
+                            row: y, firstColumn: left, count: width, counts: counts.baseAddress!,
+                            smooth: wantsSmooth ? smooth.baseAddress! : nil)
+                        if let keep = self.counts {
+                            keep.address(x: left, y: y).update(from: counts.baseAddress!, count: width)
+                        }
+                        colorizer.colour(
+                            counts: counts.baseAddress!, smooth: wantsSmooth ? UnsafePointer(smooth.baseAddress!) : nil,
+                            count: width, into: canvas.address(x: left, y: y))
+                    }
+                }
+                return true
+            }
+        }
+    }
+
+    /// k×k samples per pixel: each sample coloured, then averaged in linear light.
+    ///
+    /// The sums run in the same order whichever thread renders the tile, so the
+    /// pixels are the same for every strategy.
+    private func renderSupersampled(_ rect: PixelRect, iterations: inout UInt64) -> Bool {
+        let k = job.supersampling, channels = canvas.channels
+        let wantsSmooth = job.colorScheme.needsSmoothValues
+        let pixelsPerSegment = max(1, Self.segmentWidth / k)
+        let samples = min(rect.width, pixelsPerSegment) * k
+        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: samples) { counts in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: wantsSmooth ? samples : 0) { smooth in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: samples * channels) { colours in
+                    withUnsafeTemporaryAllocation(of: Double.self, capacity: samples / k * channels) { light in
+                        for y in rect.y..<rect.maxY {
+                            for left in stride(from: rect.x, to: rect.maxX, by: pixelsPerSegment) {
+                                if isCancelled { return false }
+                                let width = min(pixelsPerSegment, rect.maxX - left)
+                                light.initialize(repeating: 0)
+                                var pixelCosts = [UInt64](repeating: 0, count: self.counts == nil ? 0 : width)
+                                for subRow in 0..<k {
+                                    iterations += countSamples(
+                                        row: y * k + subRow, firstColumn: left * k, count: width * k,
+                                        counts: counts.baseAddress!, smooth: wantsSmooth ? smooth.baseAddress! : nil)
+                                    colorizer.colour(
+                                        counts: counts.baseAddress!,
+                                        smooth: wantsSmooth ? UnsafePointer(smooth.baseAddress!) : nil,
+                                        count: width * k, into: colours.baseAddress!)
+                                    for sample in 0..<(width * k) {
+                                        let pixel = sample / k
+                                        for channel in 0..<channels {
+                                            light[pixel * channels + channel] += LinearLight.fromSRGB[Int(colours[sample * channels + channel])]
+                                        }
+                                        if !pixelCosts.isEmpty { pixelCosts[pixel] += UInt64(counts[sample]) }
+                                    }
+                                }
+                                let output = canvas.address(x: left, y: y)
+                                let sampleCount = Double(k * k)
+                                for value in 0..<(width * channels) {
+                                    output[value] = LinearLight.toSRGB(light[value] / sampleCount)
+                                }
+                                if let keep = self.counts {
+                                    // A pixel's cost is every sample's iterations.
+                                    let costs = pixelCosts.map { UInt32(min($0, UInt64(UInt32.max))) }
+                                    costs.withUnsafeBufferPointer { keep.address(x: left, y: y).update(from: $0.baseAddress!, count: width) }
+                                }
+                            }
+                        }
+                        return true
+                    }
+                }
+            }
+        }
+    }
+
+    /// Runs the kernel over `count` samples of one grid row and returns their useful iterations.
+    private func countSamples(
+        row: Int, firstColumn: Int, count: Int, counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?
+    ) -> UInt64 {
+        grid.realParts.withUnsafeBufferPointer { realParts in
+            job.kernel.countRow(
+                realParts: realParts.baseAddress! + firstColumn, imaginary: grid.imaginaryParts[row],
+                count: count, limit: job.kernelLimit, counts: counts, smooth: smooth,
+                usefulLimit: job.iterations, julia: job.julia)
+        }
     }
 }

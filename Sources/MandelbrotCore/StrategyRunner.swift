@@ -16,6 +16,7 @@ public enum StrategyRunner {
         strategy.start(work) {
             dispatchPrecondition(condition: .onQueue(.main))
             let end = MonotonicClock.nanoseconds()
+            work.releaseCancelHandlers()
             let tiles = work.recorder.records(of: work.plan.tiles, since: start)
             completion(RenderReport(
                 strategy: strategy.name,

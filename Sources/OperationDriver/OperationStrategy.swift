@@ -38,7 +38,7 @@ public struct OperationStrategy: RenderStrategy {
             operation.completionBlock = { render.operationFinished() }
             return operation
         }
-        work.cancellation.onCancel { queue.cancelAllOperations() }
+        work.onCancel { queue.cancelAllOperations() }
         queue.addOperations(operations, waitUntilFinished: false)
     }
 }

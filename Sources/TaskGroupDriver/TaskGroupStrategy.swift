@@ -42,6 +42,6 @@ public struct TaskGroupStrategy: RenderStrategy {
             }
             await MainActor.run { completion() }
         }
-        work.cancellation.onCancel { render.cancel() }
+        work.onCancel { render.cancel() }
     }
 }

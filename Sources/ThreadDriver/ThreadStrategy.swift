@@ -34,7 +34,7 @@ public struct ThreadStrategy: RenderStrategy {
         }
         // A thread checks its own `isCancelled` between tiles; Ctrl-C sets it on all of them.
         let handles = ThreadHandles(threads: threads)
-        work.cancellation.onCancel { handles.cancelAll() }
+        work.onCancel { handles.cancelAll() }
         threads.forEach { $0.start() }
     }
 }

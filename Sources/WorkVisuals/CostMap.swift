@@ -12,12 +12,13 @@ public enum CostMap {
     ///   - counts: Every pixel's escape count.
     ///   - grid: The samples, to recognise the pixels the kernel skipped.
     ///   - kernel: The kernel that rendered them.
-    public static func draw(counts: IterationCounts, grid: SampleGrid, kernel: IterationKernel) -> RGBPicture {
+    ///   - julia: The Julia constant, or nil for the Mandelbrot set (only it has a shortcut).
+    public static func draw(counts: IterationCounts, grid: SampleGrid, kernel: IterationKernel, julia: JuliaConstant? = nil) -> RGBPicture {
         let size = counts.size
         var costs = [UInt32](repeating: 0, count: size.pixelCount)
         for y in 0..<size.height {
             for x in 0..<size.width
-            where !kernel.skipsIteration(real: grid.realParts[x], imaginary: grid.imaginaryParts[y]) {
+            where julia != nil || !kernel.skipsIteration(real: grid.realParts[x], imaginary: grid.imaginaryParts[y]) {
                 costs[y * size.width + x] = counts[x, y]
             }
         }

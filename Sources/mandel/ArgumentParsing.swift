@@ -27,17 +27,22 @@ enum ArgumentParsing {
         return values.map { $0! }
     }
 
-    /// `re,im`, both finite.
+    /// `re,im`, both finite: `--center`.
     static func center(_ text: String) throws -> (real: Double, imaginary: Double) {
+        try complexNumber(text, option: "--center", example: "-0.5,0")
+    }
+
+    /// `re,im`, both finite.
+    static func complexNumber(_ text: String, option: String, example: String = "-0.8,0.156") throws -> (real: Double, imaginary: Double) {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 2,
               let real = Double(parts[0].trimmingCharacters(in: .whitespaces)),
               let imaginary = Double(parts[1].trimmingCharacters(in: .whitespaces))
         else {
-            throw ValidationError("--center must be two numbers re,im such as -0.5,0 (got '\(text)')")
+            throw ValidationError("\(option) must be two numbers re,im such as \(example) (got '\(text)')")
         }
         guard real.isFinite, imaginary.isFinite else {
-            throw ValidationError("--center must be finite (got '\(text)')")
+            throw ValidationError("\(option) must be finite (got '\(text)')")
         }
         return (real, imaginary)
     }

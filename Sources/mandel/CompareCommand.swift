@@ -40,7 +40,7 @@ struct CompareCommand: AsyncParsableCommand {
         let size = view.imageSize
         let job = RenderJob(
             size: size, region: view.region, iterations: view.iterationLimit, colorScheme: view.colorScheme, palette: view.colorPalette,
-            split: work.split, tileSize: try work.tileSize(for: size), workers: work.workerCount, kernel: work.kernel)
+            split: work.split, tileSize: try work.tileSize(for: size), workers: work.workerCount, kernel: work.kernel, julia: view.juliaConstant, supersampling: view.samplesPerAxis)
         try await CompareSession(
             job: job, view: view, measurement: measurement, ownershipMaps: ownershipMaps, progressOverhead: progressOverhead
         ).run()

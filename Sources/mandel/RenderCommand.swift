@@ -51,6 +51,9 @@ struct RenderCommand: AsyncParsableCommand {
             throw ValidationError("--strategy must be one of \(StrategyName.allowedList) (got '\(strategyText)')")
         }
         try validateGrace(grace)
+        if format == .pbm && view.samplesPerAxis > 1 {
+            throw ValidationError("--format pbm has one bit per pixel; --supersample blends edges into gray, so use --format png")
+        }
         if format == .pbm && view.colorScheme != .bw {
             throw ValidationError("--format pbm is black and white; add --color bw (or use --preset benchmarks-game)")
         }
@@ -61,7 +64,7 @@ struct RenderCommand: AsyncParsableCommand {
         let job = RenderJob(
             size: size, region: view.region, iterations: view.iterationLimit,
             colorScheme: view.colorScheme, palette: view.colorPalette, split: work.split, tileSize: try work.tileSize(for: size),
-            workers: work.workerCount, kernel: work.kernel)
+            workers: work.workerCount, kernel: work.kernel, julia: view.juliaConstant, supersampling: view.samplesPerAxis)
         try await RenderSession(
             job: job, viewport: view.viewport, strategy: strategy.strategy, output: output, format: format, json: json,
             visuals: visuals, grace: grace
@@ -139,7 +142,7 @@ struct RenderSession {
         case .view(let viewport): [
             .init(key: "mandel.center", text: "\(viewport.centerReal),\(viewport.centerImaginary)"),
             .init(key: "mandel.zoom", text: "\(viewport.zoom)"),
-        ]
+        ] + (job.julia.map { [.init(key: "mandel.julia", text: "\($0.real),\($0.imaginary)")] } ?? [])
         }
         return [.init(key: "Software", text: "mandel \(Mandel.version)")] + region + [
             .init(key: "mandel.iterations", text: "\(job.iterations)"),

@@ -73,7 +73,7 @@ struct SweepCommand: AsyncParsableCommand {
             size: size, region: view.region, iterations: view.iterationLimit, colorScheme: view.colorScheme, palette: view.colorPalette,
             split: axis == .tile ? .tiles : split,
             tileSize: TileSize(width: min(tileList[0], size.width), height: min(tileList[0], size.height)),
-            workers: workerList[0], kernel: kernel)
+            workers: workerList[0], kernel: kernel, julia: view.juliaConstant, supersampling: view.samplesPerAxis)
         try await SweepSession(
             template: template, axis: axis, values: axis == .workers ? workerList : tileList, view: view, measurement: measurement
         ).run()

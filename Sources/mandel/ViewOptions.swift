@@ -31,6 +31,14 @@ struct ViewOptions: ParsableArguments {
     @Option(help: "Colouring: bw (the seeds' black and white), gray, or smooth (RGB palette) (default: smooth; bw for the preset).")
     var color: ColorScheme?
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("Render the Julia set of this c instead of the Mandelbrot set, with the same view and colours (try -0.8,0.156).", valueName: "re,im"))
+    var julia: String?
+
+    @Option(parsing: .unconditional, help: "Render k×k samples per pixel and average them in linear light, for clean edges, 1…8 (default: 1).")
+    var supersample: Int?
+
     @Option(help: ArgumentHelp("Smooth colouring's palette: a name from 'mandel palettes', or hex colours such as '#000764,#206bcb,#edffff,#ffaa00,#000200'.", valueName: "name|colours"))
     var palette: String?
 
@@ -51,7 +59,8 @@ struct ViewOptions: ParsableArguments {
             let conflicting = [("--center", center != nil), ("--zoom", zoom != nil),
                                ("--iterations", iterations != nil), ("--color", color != nil),
                                ("--palette", palette != nil), ("--palette-cycle", paletteCycle != nil),
-                               ("--palette-offset", paletteOffset != nil)]
+                               ("--palette-offset", paletteOffset != nil), ("--julia", julia != nil),
+                               ("--supersample", supersample != nil)]
             if let (option, _) = conflicting.first(where: { $0.1 }) {
                 throw ValidationError("--preset \(preset.rawValue) fixes the view; remove \(option)")
             }
@@ -61,6 +70,10 @@ struct ViewOptions: ParsableArguments {
             return
         }
         if let center { _ = try ArgumentParsing.center(center) }
+        if let julia { _ = try ArgumentParsing.complexNumber(julia, option: "--julia") }
+        if let supersample, !(1...8).contains(supersample) {
+            throw ValidationError("--supersample must be from 1 to 8 samples per pixel along each axis (got \(supersample))")
+        }
         if let zoom, !(zoom.isFinite && zoom > 0) {
             throw ValidationError("--zoom must be a finite number greater than 0 (got \(zoom))")
         }
@@ -86,6 +99,17 @@ struct ViewOptions: ParsableArguments {
         let point = center.map { try! ArgumentParsing.center($0) } ?? Self.defaultCenter
         return Viewport(centerReal: point.real, centerImaginary: point.imaginary, zoom: zoom ?? 1)
     }
+
+    /// The Julia constant, if any; valid after `validate()`.
+    var juliaConstant: JuliaConstant? {
+        julia.map { text in
+            let value = try! ArgumentParsing.complexNumber(text, option: "--julia")
+            return JuliaConstant(real: value.real, imaginary: value.imaginary)
+        }
+    }
+
+    /// Samples per pixel along each axis.
+    var samplesPerAxis: Int { supersample ?? 1 }
 
     /// The iteration limit in force.
     var iterationLimit: Int { preset == .benchmarksGame ? 50 : (iterations ?? 256) }

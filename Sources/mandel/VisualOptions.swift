@@ -31,7 +31,7 @@ struct VisualOptions: ParsableArguments {
             }
             if let costMap, let counts {
                 let grid = SampleGrid.of(work.job)
-                try PictureWriter.writePNG(CostMap.draw(counts: counts, grid: grid, kernel: work.job.kernel), to: costMap)
+                try PictureWriter.writePNG(CostMap.draw(counts: counts, grid: grid, kernel: work.job.kernel, julia: work.job.julia), to: costMap)
             }
             if let trace {
                 try trace.write(Array(ChromeTrace.json(for: report, title: "mandel render: " + title)))

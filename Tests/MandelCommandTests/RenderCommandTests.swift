@@ -105,6 +105,25 @@ struct RenderCommandTests {
         #expect(listing.standardOutput.split(separator: "\n").compactMap { $0.split(separator: " ").first }.contains("fire"))
     }
 
+    @Test("--julia renders a Julia set, the same with every strategy, and says so in the PNG")
+    func julia() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var pictures: [[UInt8]] = []
+        for strategy in ["serial", "gcd", "tasks"] {
+            let result = try MandelProcess.run(
+                ["render", "--strategy", strategy, "--julia", "-0.8,0.156", "--center", "0,0", "--size", "60x40", "-o", "\(strategy).png"],
+                in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+            pictures.append(try PNGImage(contentsOf: "\(folder)/\(strategy).png").pixels)
+        }
+        #expect(Set(pictures).count == 1)
+        #expect(try PNGImage(contentsOf: folder + "/gcd.png").texts["mandel.julia"] == "-0.8,0.156")
+        let mandelbrot = try MandelProcess.run(["render", "--center", "0,0", "--size", "60x40", "-o", "m.png"], in: folder)
+        #expect(mandelbrot.status == 0)
+        #expect(try PNGImage(contentsOf: folder + "/m.png").pixels != pictures[0])
+    }
+
     @Test("mandel strategies lists every strategy with a line on how it works")
     func strategies() throws {
         let result = try MandelProcess.run(["strategies"])

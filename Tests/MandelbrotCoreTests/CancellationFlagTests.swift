@@ -18,3 +18,16 @@ struct CancellationFlagTests {
         #expect(calls.withLock { $0 } == 11)
     }
 }
+
+@Suite("CancellationFlag registrations")
+struct CancellationFlagRegistrationTests {
+    @Test("a removed handler never runs")
+    func removal() {
+        let flag = CancellationFlag()
+        let calls = Mutex(0)
+        let registration = flag.onCancel { calls.withLock { $0 += 1 } }
+        flag.removeHandler(registration!)
+        flag.cancel()
+        #expect(calls.withLock { $0 } == 0)
+    }
+}

@@ -96,3 +96,36 @@ struct SerialRenderTests {
         #expect(report.tiles.allSatisfy { $0.isFinished })
     }
 }
+
+@Suite("Supersampling")
+struct SupersamplingTests {
+    @Test("a uniform region supersampled equals the plain render", arguments: ColorScheme.allCases)
+    func uniformRegion(color: ColorScheme) async {
+        // Far outside the set every sample escapes at once: one colour everywhere.
+        var job = RenderJob(size: ImageSize(width: 20, height: 12), region: .view(Viewport(centerReal: 10, centerImaginary: 10, zoom: 50)),
+                            iterations: 50, colorScheme: color)
+        let plain = await serialCanvas(job)
+        job.supersampling = 3
+        let supersampled = await serialCanvas(job)
+        #expect(supersampled.checksum == plain.checksum)
+    }
+
+    @Test("edges blend: a supersampled bw picture has grays only where the set's edge crosses a pixel")
+    func edgesBlend() async {
+        var job = RenderJob(size: ImageSize(width: 48, height: 32), iterations: 100, colorScheme: .bw)
+        let plain = await serialCanvas(job)
+        job.supersampling = 4
+        let smooth = await serialCanvas(job)
+        var grays = 0, flips = 0
+        for y in 0..<32 {
+            for x in 0..<48 {
+                let value = smooth.pixel(x: x, y: y).first!
+                if value != 0 && value != 255 { grays += 1 }
+                if (value == 0 && plain.pixel(x: x, y: y).first == 255) || (value == 255 && plain.pixel(x: x, y: y).first == 0) { flips += 1 }
+            }
+        }
+        #expect(grays > 0)
+        #expect(grays < 48 * 32 / 4, "only edge pixels are gray")
+        #expect(flips < 48 * 32 / 50, "pure black or white pixels mostly agree with the plain render")
+    }
+}

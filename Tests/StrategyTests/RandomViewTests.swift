@@ -41,7 +41,11 @@ struct RandomViewTests {
             split: WorkSplit.allCases.randomElement(using: &random)!,
             tileSize: TileSize(width: Int.random(in: 1...size.width, using: &random), height: Int.random(in: 1...size.height, using: &random)),
             workers: Int.random(in: 1...8, using: &random),
-            kernel: Int.random(in: 0..<4, using: &random) == 0 ? .scalar : .simd)
+            kernel: Int.random(in: 0..<4, using: &random) == 0 ? .scalar : .simd,
+            julia: Int.random(in: 0..<4, using: &random) == 0
+                ? JuliaConstant(real: Double.random(in: -1.5...0.5, using: &random), imaginary: Double.random(in: -1...1, using: &random))
+                : nil,
+            supersampling: Int.random(in: 0..<5, using: &random) == 0 ? Int.random(in: 2...3, using: &random) : 1)
     }
 
     @Test("every strategy matches serial on 250 random views", arguments: 0..<5)
@@ -50,6 +54,8 @@ struct RandomViewTests {
         for case_ in 0..<50 {
             var job = Self.randomJob(&random)
             if case .benchmarksGame = job.region {
+                job.julia = nil
+                job.supersampling = 1
                 job.size = ImageSize(width: job.size.width, height: job.size.width)
                 job.iterations = 50
                 job.tileSize = TileSize(width: min(job.tileSize.width, job.size.width), height: min(job.tileSize.height, job.size.width))

@@ -7,8 +7,10 @@ enum SmoothValue {
     /// The count is untouched; the smooth value continues the orbit a few
     /// steps past the escape so that |z| is large, which removes the banding a
     /// radius of 2 leaves, then returns `k + 1 − log₂(ln |z_k|)`.
-    static func escape(real: Double, imaginary: Double, limit: Int) -> (count: Int, value: Float) {
-        var zr = 0.0, zi = 0.0
+    static func escape(
+        startReal: Double = 0, startImaginary: Double = 0, real: Double, imaginary: Double, limit: Int
+    ) -> (count: Int, value: Float) {
+        var zr = startReal, zi = startImaginary
         for step in 0..<limit {
             let zr2 = zr * zr, zi2 = zi * zi
             if zr2 + zi2 > 4 {

@@ -24,7 +24,8 @@ enum VectorRowKernel {
     /// Counts a row and returns the sum of `min(count, usefulLimit)`.
     static func countRow(
         realParts: UnsafePointer<Double>, imaginary: Double, count: Int, limit: Int,
-        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Int
+        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Int,
+        julia: JuliaConstant?
     ) -> UInt64 {
         let group = lanes * vectors
         // Whole counts below 2^53 add exactly in Double lanes.
@@ -34,46 +35,62 @@ enum VectorRowKernel {
             let width = min(group, count - start)
             total += countGroup(
                 realParts: realParts + start, imaginary: imaginary, width: width, limit: limit,
-                counts: counts + start, smooth: smooth.map { $0 + start }, usefulLimit: Double(usefulLimit))
+                counts: counts + start, smooth: smooth.map { $0 + start }, usefulLimit: Double(usefulLimit), julia: julia)
             start += width
         }
         return UInt64(total.sum())
     }
 
     /// Up to 32 pixels of one row, iterated in lock step; returns their capped counts, lane-wise.
+    ///
+    /// The Mandelbrot set starts every orbit at 0 and adds the pixel; a Julia set starts
+    /// at the pixel and adds its constant (and has no cardioid to skip).
     private static func countGroup(
         realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int,
-        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Double
+        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Double,
+        julia: JuliaConstant?
     ) -> Vector {
-        let ci = Vector(repeating: imaginary)
-        let cr0 = load(realParts, first: 0, width: width)
-        let cr1 = load(realParts, first: lanes, width: width)
-        let cr2 = load(realParts, first: 2 * lanes, width: width)
-        let cr3 = load(realParts, first: 3 * lanes, width: width)
-        let iterated0 = lanesToIterate(first: 0, width: width, real: cr0, imaginary: ci)
-        let iterated1 = lanesToIterate(first: lanes, width: width, real: cr1, imaginary: ci)
-        let iterated2 = lanesToIterate(first: 2 * lanes, width: width, real: cr2, imaginary: ci)
-        let iterated3 = lanesToIterate(first: 3 * lanes, width: width, real: cr3, imaginary: ci)
-        let frozen = Vector(repeating: 3)
-        var zr0 = Vector().replacing(with: frozen, where: .!iterated0), zi0 = Vector(), n0 = Vector()
-        var zr1 = Vector().replacing(with: frozen, where: .!iterated1), zi1 = Vector(), n1 = Vector()
-        var zr2 = Vector().replacing(with: frozen, where: .!iterated2), zi2 = Vector(), n2 = Vector()
-        var zr3 = Vector().replacing(with: frozen, where: .!iterated3), zi3 = Vector(), n3 = Vector()
+        let pixelI = Vector(repeating: imaginary)
+        let pixelR0 = load(realParts, first: 0, width: width)
+        let pixelR1 = load(realParts, first: lanes, width: width)
+        let pixelR2 = load(realParts, first: 2 * lanes, width: width)
+        let pixelR3 = load(realParts, first: 3 * lanes, width: width)
+        let skips = julia == nil
+        let iterated0 = lanesToIterate(first: 0, width: width, real: pixelR0, imaginary: pixelI, skipsSet: skips)
+        let iterated1 = lanesToIterate(first: lanes, width: width, real: pixelR1, imaginary: pixelI, skipsSet: skips)
+        let iterated2 = lanesToIterate(first: 2 * lanes, width: width, real: pixelR2, imaginary: pixelI, skipsSet: skips)
+        let iterated3 = lanesToIterate(first: 3 * lanes, width: width, real: pixelR3, imaginary: pixelI, skipsSet: skips)
+        // What each step adds: the pixel (Mandelbrot) or the constant (Julia).
+        let addI = julia.map { Vector(repeating: $0.imaginary) } ?? pixelI
+        let constantR = julia.map { Vector(repeating: $0.real) }
+        let cr0 = constantR ?? pixelR0, cr1 = constantR ?? pixelR1, cr2 = constantR ?? pixelR2, cr3 = constantR ?? pixelR3
+        var zr0 = start(pixelR0, iterated0, skips), zi0 = start(pixelI, iterated0, skips), n0 = Vector()
+        var zr1 = start(pixelR1, iterated1, skips), zi1 = start(pixelI, iterated1, skips), n1 = Vector()
+        var zr2 = start(pixelR2, iterated2, skips), zi2 = start(pixelI, iterated2, skips), n2 = Vector()
+        var zr3 = start(pixelR3, iterated3, skips), zi3 = start(pixelI, iterated3, skips), n3 = Vector()
         var done = 0
         while done < limit
             && any(isAlive(zr0, zi0) .| isAlive(zr1, zi1) .| isAlive(zr2, zi2) .| isAlive(zr3, zi3)) {
             for _ in 0..<min(stepsPerCheck, limit - done) {
-                step(&zr0, &zi0, &n0, cr0, ci)
-                step(&zr1, &zi1, &n1, cr1, ci)
-                step(&zr2, &zi2, &n2, cr2, ci)
-                step(&zr3, &zi3, &n3, cr3, ci)
+                step(&zr0, &zi0, &n0, cr0, addI)
+                step(&zr1, &zi1, &n1, cr1, addI)
+                step(&zr2, &zi2, &n2, cr2, addI)
+                step(&zr3, &zi3, &n3, cr3, addI)
             }
             done += stepsPerCheck
         }
-        return store(n0, zr0, zi0, cr0, iterated0, first: 0, width: width, limit: limit, imaginary: imaginary, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
-            + store(n1, zr1, zi1, cr1, iterated1, first: lanes, width: width, limit: limit, imaginary: imaginary, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
-            + store(n2, zr2, zi2, cr2, iterated2, first: 2 * lanes, width: width, limit: limit, imaginary: imaginary, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
-            + store(n3, zr3, zi3, cr3, iterated3, first: 3 * lanes, width: width, limit: limit, imaginary: imaginary, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
+        let ci = julia?.imaginary ?? imaginary
+        return store(n0, zr0, zi0, cr0, iterated0, first: 0, width: width, limit: limit, imaginary: ci, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
+            + store(n1, zr1, zi1, cr1, iterated1, first: lanes, width: width, limit: limit, imaginary: ci, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
+            + store(n2, zr2, zi2, cr2, iterated2, first: 2 * lanes, width: width, limit: limit, imaginary: ci, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
+            + store(n3, zr3, zi3, cr3, iterated3, first: 3 * lanes, width: width, limit: limit, imaginary: ci, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
+    }
+
+    /// One part of z₀: 0 for the Mandelbrot set, the pixel's for a Julia set. Lanes that
+    /// must not iterate start at 3, outside the radius, so they are frozen from the first step.
+    @inline(__always)
+    static func start(_ pixel: Vector, _ iterated: Mask, _ isMandelbrot: Bool) -> Vector {
+        (isMandelbrot ? Vector() : pixel).replacing(with: 3, where: .!iterated)
     }
 
     /// The lanes still inside the radius.
@@ -105,14 +122,14 @@ enum VectorRowKernel {
         return partial
     }
 
-    /// The lanes that iterate: inside the row and not certainly in the set.
+    /// The lanes that iterate: inside the row and, when `skipsSet`, not certainly in the set.
     @inline(__always)
-    static func lanesToIterate(first: Int, width: Int, real: Vector, imaginary: Vector) -> Mask {
+    static func lanesToIterate(first: Int, width: Int, real: Vector, imaginary: Vector, skipsSet: Bool) -> Mask {
         var inRow = Mask(repeating: true)
         if first + lanes > width {
             for lane in 0..<lanes { inRow[lane] = first + lane < width }
         }
-        return inRow .& .!certainlyInside(real: real, imaginary: imaginary)
+        return skipsSet ? inRow .& .!certainlyInside(real: real, imaginary: imaginary) : inRow
     }
 
     /// Points that are certainly in the set: inside the main cardioid or the period-2 bulb.
