@@ -60,12 +60,20 @@ final class FinishedThreadTally: @unchecked Sendable {
 }
 
 /// The worker threads, so that a cancel request from another thread can reach them.
+///
+/// The references are weak: the cancel handler holding this box lives in the render's
+/// cancellation flag, and the threads hold the render, so strong references would
+/// make a cycle. A running thread is kept alive by Foundation; a finished one needs no cancel.
 final class ThreadHandles: @unchecked Sendable {
     // @unchecked: Foundation marks Thread non-Sendable, but the only call made
     // through this box is RenderThread.cancel(), which is an atomic store.
-    private let threads: [RenderThread]
+    private struct WeakThread {
+        weak var thread: RenderThread?
+    }
 
-    init(threads: [RenderThread]) { self.threads = threads }
+    private let threads: [WeakThread]
 
-    func cancelAll() { threads.forEach { $0.cancel() } }
+    init(threads: [RenderThread]) { self.threads = threads.map { WeakThread(thread: $0) } }
+
+    func cancelAll() { threads.forEach { $0.thread?.cancel() } }
 }
