@@ -7,7 +7,8 @@ let package = Package(
     name: "MandelBenchmarks",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: ".."),
+        // Named, so the reference below works whatever the checkout folder is called.
+        .package(name: "mandel", path: ".."),
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]),
     ],
     targets: [
@@ -15,8 +16,8 @@ let package = Package(
             name: "MandelBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "MandelbrotCore", package: "main"),
-                .product(name: "MandelStrategies", package: "main"),
+                .product(name: "MandelbrotCore", package: "mandel"),
+                .product(name: "MandelStrategies", package: "mandel"),
             ],
             path: "Benchmarks/MandelBenchmarks",
             swiftSettings: [.unsafeFlags(["-Xcc", "-march=native"])],
