@@ -6,10 +6,13 @@ public enum ColorScheme: String, Sendable, CaseIterable {
     case gray
     /// Continuous (normalised) iteration count over a palette, the set black; 8-bit RGB.
     case smooth
+    /// The palette spread evenly over the image's own distribution of smooth escape
+    /// values, the set black; 8-bit RGB. Takes two passes: one to count, one to colour.
+    case histogram
 
     /// Bytes per pixel: 1 for grayscale, 3 for RGB.
-    public var channels: Int { self == .smooth ? 3 : 1 }
+    public var channels: Int { needsSmoothValues ? 3 : 1 }
 
     /// Whether the kernel must also report the fractional escape value.
-    var needsSmoothValues: Bool { self == .smooth }
+    var needsSmoothValues: Bool { self == .smooth || self == .histogram }
 }

@@ -63,7 +63,12 @@ public struct Palette: Sendable {
 
     /// Writes the colour for a smooth escape value into `pixel[0...2]`.
     func write(value: Float, into pixel: UnsafeMutablePointer<UInt8>) {
-        let color = color(at: Double(value) / cycle)
+        write(fraction: Double(value) / cycle, into: pixel)
+    }
+
+    /// Writes the colour `fraction` of the way through the gradient (after the offset) into `pixel[0...2]`.
+    func write(fraction: Double, into pixel: UnsafeMutablePointer<UInt8>) {
+        let color = color(at: fraction)
         pixel[0] = color.red
         pixel[1] = color.green
         pixel[2] = color.blue

@@ -56,6 +56,10 @@ public struct RenderJob: Sendable {
         self.supersampling = supersampling
     }
 
+    /// How many times a strategy runs over the plan: 2 for histogram colouring
+    /// (count, then colour), otherwise 1. Tile progress counts the tiles of every pass.
+    public var passes: Int { colorScheme == .histogram ? 2 : 1 }
+
     /// The limit the kernel runs to. The Benchmarks Game checks the radius
     /// once more after its last iteration, which is the same as one more step
     /// of `EscapeTime.count`: in the set ⇔ count == limit + 1.

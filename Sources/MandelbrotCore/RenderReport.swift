@@ -8,22 +8,41 @@ public struct RenderReport: Sendable {
     public let cpu: CPUTime
     /// Whether the render stopped before every tile was finished.
     public let wasCancelled: Bool
-    /// One record per tile of the plan.
+    /// One record per tile of the plan: the pass that wrote the pixels.
     public let tiles: [TileRecord]
+    /// Histogram colouring's first pass, which only counted: one record per tile; empty otherwise.
+    public let countingTiles: [TileRecord]
     /// How many workers the plan kept busy.
     public let plannedWorkers: Int
 
-    /// The escape-time iterations of every finished tile.
-    public var totalIterations: UInt64 { tiles.reduce(0) { $0 + $1.iterations } }
+    /// Creates a report.
+    public init(
+        strategy: String, wallSeconds: Double, cpu: CPUTime, wasCancelled: Bool,
+        tiles: [TileRecord], countingTiles: [TileRecord] = [], plannedWorkers: Int
+    ) {
+        self.strategy = strategy
+        self.wallSeconds = wallSeconds
+        self.cpu = cpu
+        self.wasCancelled = wasCancelled
+        self.tiles = tiles
+        self.countingTiles = countingTiles
+        self.plannedWorkers = plannedWorkers
+    }
+
+    /// The records of every pass, the counting pass first.
+    var allTiles: [TileRecord] { countingTiles + tiles }
+
+    /// The escape-time iterations of every finished tile, in every pass.
+    public var totalIterations: UInt64 { allTiles.reduce(0) { $0 + $1.iterations } }
 
     /// The distinct threads that rendered tiles (may exceed the planned workers for pooled mechanisms).
-    public var threadsUsed: Int { (tiles.compactMap(\.worker).max() ?? -1) + 1 }
+    public var threadsUsed: Int { (allTiles.compactMap(\.worker).max() ?? -1) + 1 }
 
     /// Seconds each worker spent inside tiles, indexed by worker; at least one entry per planned
     /// worker, so a worker that never ran (a pooled mechanism may run two blocks on one thread) shows 0.
     public var workerBusySeconds: [Double] {
         var busy = [Double](repeating: 0, count: max(threadsUsed, plannedWorkers))
-        for tile in tiles {
+        for tile in allTiles {
             if let worker = tile.worker { busy[worker] += tile.end - tile.start }
         }
         return busy

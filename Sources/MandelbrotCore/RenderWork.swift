@@ -18,10 +18,14 @@ public final class RenderWork: Sendable {
     public let counts: IterationCounts?
     /// Called on the worker's thread after each finished tile; must be cheap and thread-safe.
     let onTileFinished: (@Sendable () -> Void)?
+    /// For histogram colouring, the distribution both passes share; nil otherwise.
+    let histogram: EscapeHistogram?
+    /// Whether this is histogram colouring's first pass, which only counts into ``histogram``.
+    let isCountingPass: Bool
 
     let grid: SampleGrid
     let recorder: TileRecorder
-    let registry = WorkerRegistry()
+    let registry: WorkerRegistry
     private let colorizer: RowColorizer
     private let nextDynamicTile = Atomic<Int>(0)
     private let cancelRegistrations = Mutex<[Int]>([])
@@ -34,7 +38,7 @@ public final class RenderWork: Sendable {
     ///   - counts: Where to keep every pixel's escape count, or nil; traps unless its size matches.
     ///   - cancellation: The flag that stops the render; a fresh one by default.
     ///   - onTileFinished: Called on the worker's thread after each finished tile (for progress).
-    public init(
+    public convenience init(
         job: RenderJob, canvas: PixelBuffer, counts: IterationCounts? = nil,
         cancellation: CancellationFlag = CancellationFlag(), onTileFinished: (@Sendable () -> Void)? = nil
     ) {
@@ -44,6 +48,18 @@ public final class RenderWork: Sendable {
         if case .benchmarksGame = job.region {
             precondition(job.supersampling == 1, "the Benchmarks Game preset samples one point per pixel")
         }
+        let histogram = job.colorScheme == .histogram ? EscapeHistogram(limit: job.kernelLimit) : nil
+        self.init(
+            job: job, canvas: canvas, counts: counts, cancellation: cancellation, onTileFinished: onTileFinished,
+            histogram: histogram, isCountingPass: false, registry: WorkerRegistry())
+    }
+
+    private init(
+        job: RenderJob, canvas: PixelBuffer, counts: IterationCounts?, cancellation: CancellationFlag,
+        onTileFinished: (@Sendable () -> Void)?, histogram: EscapeHistogram?, isCountingPass: Bool,
+        registry: WorkerRegistry
+    ) {
+        self.registry = registry
         self.counts = counts
         self.onTileFinished = onTileFinished
         self.job = job
@@ -52,7 +68,20 @@ public final class RenderWork: Sendable {
         self.cancellation = cancellation
         self.grid = job.makeSampleGrid()
         self.recorder = TileRecorder(tileCount: plan.tiles.count)
-        self.colorizer = RowColorizer(scheme: job.colorScheme, limit: job.kernelLimit, palette: job.palette)
+        self.histogram = histogram
+        self.isCountingPass = isCountingPass
+        self.colorizer = RowColorizer(
+            scheme: job.colorScheme, limit: job.kernelLimit, palette: job.palette, histogram: histogram)
+    }
+
+    /// Histogram colouring's first pass over the same plan, which writes no pixels
+    /// and only fills the histogram; nil for other colourings. It numbers the
+    /// threads as this work does, so a worker is the same thread in both passes.
+    func makeCountingPass() -> RenderWork? {
+        guard let histogram else { return nil }
+        return RenderWork(
+            job: job, canvas: canvas, counts: nil, cancellation: cancellation, onTileFinished: onTileFinished,
+            histogram: histogram, isCountingPass: true, registry: registry)
     }
 
     /// The most pixels rendered between two checks of the cancel flag (a multiple of the vector kernel's 32).
@@ -101,9 +130,13 @@ public final class RenderWork: Sendable {
         let worker = registry.currentWorker()
         let start = MonotonicClock.nanoseconds()
         var iterations: UInt64 = 0
-        let finished = job.supersampling == 1
-            ? renderPixels(rect, iterations: &iterations)
-            : renderSupersampled(rect, iterations: &iterations)
+        let finished = if isCountingPass {
+            countIntoHistogram(rect, iterations: &iterations)
+        } else if job.supersampling == 1 {
+            renderPixels(rect, iterations: &iterations)
+        } else {
+            renderSupersampled(rect, iterations: &iterations)
+        }
         guard finished else { return false }
         recorder.record(tile: index, worker: worker, start: start, end: MonotonicClock.nanoseconds(), iterations: iterations)
         onTileFinished?()
@@ -111,6 +144,27 @@ public final class RenderWork: Sendable {
     }
 
     // MARK: - Rendering a tile
+
+    /// Histogram colouring's first pass: every sample of the tile (k×k per pixel
+    /// when supersampling) counted into the histogram; no pixels written.
+    private func countIntoHistogram(_ rect: PixelRect, iterations: inout UInt64) -> Bool {
+        let k = job.supersampling, histogram = histogram!
+        let segment = min(rect.width * k, Self.segmentWidth)
+        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: segment) { counts in
+            withUnsafeTemporaryAllocation(of: Float.self, capacity: segment) { smooth in
+                for row in (rect.y * k)..<(rect.maxY * k) {
+                    for left in stride(from: rect.x * k, to: rect.maxX * k, by: Self.segmentWidth) {
+                        if isCancelled { return false }
+                        let width = min(Self.segmentWidth, rect.maxX * k - left)
+                        iterations += countSamples(
+                            row: row, firstColumn: left, count: width, counts: counts.baseAddress!, smooth: smooth.baseAddress!)
+                        histogram.add(counts: counts.baseAddress!, values: smooth.baseAddress!, count: width, limit: job.kernelLimit)
+                    }
+                }
+                return true
+            }
+        }
+    }
 
     /// One sample per pixel: kernel, then colouring, segment by segment.
     private func renderPixels(_ rect: PixelRect, iterations: inout UInt64) -> Bool {

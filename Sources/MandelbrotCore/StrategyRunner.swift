@@ -13,6 +13,27 @@ public enum StrategyRunner {
     ) {
         let startCPU = CPUTime.now()
         let start = MonotonicClock.nanoseconds()
+        // Histogram colouring needs the whole image's distribution before the
+        // first pixel is coloured: the strategy runs once to count, then again
+        // to colour, and the time covers both.
+        guard let countingPass = work.makeCountingPass() else {
+            finish(strategy, work: work, countingTiles: [], start: start, startCPU: startCPU, completion: completion)
+            return
+        }
+        strategy.start(countingPass) {
+            dispatchPrecondition(condition: .onQueue(.main))
+            countingPass.releaseCancelHandlers()
+            work.histogram?.seal()
+            let countingTiles = countingPass.recorder.records(of: countingPass.plan.tiles, since: start)
+            finish(strategy, work: work, countingTiles: countingTiles, start: start, startCPU: startCPU, completion: completion)
+        }
+    }
+
+    /// Runs the pass that writes the pixels and reports.
+    private static func finish(
+        _ strategy: any RenderStrategy, work: RenderWork, countingTiles: [TileRecord], start: UInt64, startCPU: CPUTime,
+        completion: @escaping @Sendable (RenderReport) -> Void
+    ) {
         strategy.start(work) {
             dispatchPrecondition(condition: .onQueue(.main))
             let end = MonotonicClock.nanoseconds()
@@ -24,6 +45,7 @@ public enum StrategyRunner {
                 cpu: CPUTime.now().since(startCPU),
                 wasCancelled: work.isCancelled || tiles.contains { !$0.isFinished },
                 tiles: tiles,
+                countingTiles: countingTiles,
                 plannedWorkers: strategy.concurrentWorkers(for: work.plan)))
         }
     }

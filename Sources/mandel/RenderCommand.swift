@@ -92,7 +92,7 @@ struct RenderSession {
         let interrupts = InterruptWatch(cancellation: cancellation, grace: grace)
         defer { interrupts.stop() }
         let tiles = WorkPlan(size: job.size, split: job.split, workers: job.workers, tileSize: job.tileSize).tiles.count
-        let meter = ProgressMeter(totalTiles: tiles, draws: visuals.progress ?? ProgressMeter.standardErrorIsTerminal)
+        let meter = ProgressMeter(totalTiles: tiles * job.passes, draws: visuals.progress ?? ProgressMeter.standardErrorIsTerminal)
         let work = RenderWork(
             job: job, canvas: canvas, counts: counts, cancellation: cancellation, onTileFinished: { meter.tileFinished() })
 

@@ -28,7 +28,7 @@ struct ViewOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Iteration limit, 1…100000000 (default: 256; 50 for the preset).")
     var iterations: Int?
 
-    @Option(help: "Colouring: bw (the seeds' black and white), gray, or smooth (RGB palette) (default: smooth; bw for the preset).")
+    @Option(help: "Colouring: bw (the seeds' black and white), gray, smooth (RGB palette), or histogram (the palette spread evenly over the image's escape values; two passes) (default: smooth; bw for the preset).")
     var color: ColorScheme?
 
     @Option(
@@ -39,7 +39,7 @@ struct ViewOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: "Render k×k samples per pixel and average them in linear light, for clean edges, 1…8 (default: 1).")
     var supersample: Int?
 
-    @Option(help: ArgumentHelp("Smooth colouring's palette: a name from 'mandel palettes', or hex colours such as '#000764,#206bcb,#edffff,#ffaa00,#000200'.", valueName: "name|colours"))
+    @Option(help: ArgumentHelp("The palette of smooth and histogram colouring: a name from 'mandel palettes', or hex colours such as '#000764,#206bcb,#edffff,#ffaa00,#000200'.", valueName: "name|colours"))
     var palette: String?
 
     @Option(parsing: .unconditional, help: "Iterations per trip through the palette, > 0 (default: 64).")
@@ -117,8 +117,11 @@ struct ViewOptions: ParsableArguments {
     /// Checks the palette options: a valid palette, cycle and offset, and only with smooth colouring.
     private func validatePalette() throws {
         guard palette != nil || paletteCycle != nil || paletteOffset != nil else { return }
-        if let color, color != .smooth {
-            throw ValidationError("--palette, --palette-cycle and --palette-offset colour --color smooth only (got --color \(color.rawValue))")
+        if let color, color != .smooth, color != .histogram {
+            throw ValidationError("--palette, --palette-cycle and --palette-offset colour --color smooth and histogram only (got --color \(color.rawValue))")
+        }
+        if color == .histogram, paletteCycle != nil {
+            throw ValidationError("--palette-cycle sets iterations per trip through the palette, which histogram colouring does not use (it walks the palette once over the image's escape values); remove --palette-cycle or use --color smooth")
         }
         if let palette {
             do { _ = try PaletteSpecification.parse(palette) } catch { throw ValidationError("--palette: \(error.description)") }

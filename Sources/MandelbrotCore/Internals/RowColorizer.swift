@@ -3,6 +3,8 @@ struct RowColorizer {
     let scheme: ColorScheme
     let limit: Int
     let palette: Palette
+    /// The image's distribution of smooth values, for histogram colouring.
+    let histogram: EscapeHistogram?
 
     func colour(
         counts: UnsafePointer<UInt32>, smooth: UnsafePointer<Float>?, count: Int,
@@ -29,6 +31,18 @@ struct RowColorizer {
                     pixel[0] = 0; pixel[1] = 0; pixel[2] = 0
                 } else {
                     palette.write(value: smooth![index], into: pixel)
+                }
+            }
+        case .histogram:
+            // The palette once over the image: a sample's position in it is
+            // the fraction of escaped samples that escaped faster.
+            let histogram = histogram!, distribution = histogram.distribution()
+            for index in 0..<count {
+                let pixel = pixels + index * 3
+                if counts[index] >= limit {
+                    pixel[0] = 0; pixel[1] = 0; pixel[2] = 0
+                } else {
+                    palette.write(fraction: histogram.fraction(of: smooth![index], in: distribution), into: pixel)
                 }
             }
         }
