@@ -14,6 +14,13 @@ public struct ProcessSnapshot: Encodable, Sendable, Equatable {
             .split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
         return ProcessSnapshot(threads: threads, residentBytes: pages * Int(sysconf(Int32(_SC_PAGESIZE))))
     }
+
+    /// The most resident memory the process has had so far, in bytes (`getrusage`'s `ru_maxrss`).
+    public static var peakResidentBytes: Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+    }
 }
 
 /// What a measurement did to the process: the evidence that no thread or memory leaks across runs.

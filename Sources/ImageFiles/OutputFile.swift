@@ -15,7 +15,11 @@ public final class OutputFile {
     public let path: String
     /// The open stream; valid until ``commit()`` or ``discard()``.
     public let stream: UnsafeMutablePointer<FILE>
-    private let temporaryPath: String?
+    /// The hidden file being written, renamed to ``path`` on commit; nil when writing in place.
+    ///
+    /// Removing it (which is safe from any thread, even mid-write) is how an
+    /// emergency exit leaves nothing behind.
+    public let temporaryPath: String?
     private var isOpen = true
 
     /// Opens a file for writing at `path`.

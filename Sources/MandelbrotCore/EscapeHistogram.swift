@@ -65,8 +65,8 @@ public final class EscapeHistogram: Sendable {
         sealed.withLock { $0 = Distribution(below: below, inside: counts, total: running) }
     }
 
-    /// How many escaped samples the first pass saw.
-    public var escapedSamples: UInt64 { bins.withLock { $0.reduce(0, +) } }
+    /// Whether ``seal()`` has run: the counting is over.
+    public var isSealed: Bool { sealed.withLock { $0 != nil } }
 
     /// The sealed distribution; traps if the first pass has not been sealed.
     func distribution() -> Distribution {

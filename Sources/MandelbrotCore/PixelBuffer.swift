@@ -47,16 +47,9 @@ public final class PixelBuffer: @unchecked Sendable {
 
     /// A 64-bit FNV-1a hash of the pixels, eight bytes at a time: equal pictures have equal checksums.
     public var checksum: UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        let raw = UnsafeRawBufferPointer(storage)
-        let words = raw.count / 8
-        for word in 0..<words {
-            hash = (hash ^ raw.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self)) &* 0x0000_0100_0000_01b3
-        }
-        for byte in raw[(words * 8)...] {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        return hash
+        var checksum = PixelChecksum()
+        checksum.add(UnsafeBufferPointer(storage))
+        return checksum.value
     }
 
     /// A pointer to the first byte of row `y`, column `x`.

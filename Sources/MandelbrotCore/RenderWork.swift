@@ -10,8 +10,10 @@ public final class RenderWork: Sendable {
     public let job: RenderJob
     /// The tiles and who renders which.
     public let plan: WorkPlan
-    /// The caller's image buffer that the tiles fill in.
+    /// The caller's image buffer that the tiles fill in: the whole image, or one band of it.
     public let canvas: PixelBuffer
+    /// The image row that the canvas's first row holds: 0 unless the canvas is a band.
+    public let firstRow: Int
     /// Set it to ask the strategy to stop.
     public let cancellation: CancellationFlag
     /// Where every pixel's escape count is kept, if the caller wants them after the render.
@@ -30,43 +32,58 @@ public final class RenderWork: Sendable {
     private let nextDynamicTile = Atomic<Int>(0)
     private let cancelRegistrations = Mutex<[Int]>([])
 
-    /// Prepares a render of `job` into `canvas`.
+    /// Prepares a render of `job`, or of the band of it that starts at `firstRow`, into `canvas`.
+    ///
+    /// The plan splits the canvas among the workers exactly as it would split a
+    /// whole image of the canvas's size; the pixels are those of the job's image.
     ///
     /// - Parameters:
     ///   - job: What to render.
-    ///   - canvas: The destination; traps unless its size and channel count match the job.
-    ///   - counts: Where to keep every pixel's escape count, or nil; traps unless its size matches.
+    ///   - canvas: The destination: the whole image, or a band as wide as the image;
+    ///     traps unless its width and channel count match the job and its rows fit.
+    ///   - firstRow: The image row the canvas's first row holds (0 for the whole image).
+    ///   - counts: Where to keep every pixel's escape count, or nil; traps unless its size is the canvas's.
     ///   - cancellation: The flag that stops the render; a fresh one by default.
     ///   - onTileFinished: Called on the worker's thread after each finished tile (for progress).
     public convenience init(
-        job: RenderJob, canvas: PixelBuffer, counts: IterationCounts? = nil,
+        job: RenderJob, canvas: PixelBuffer, firstRow: Int = 0, counts: IterationCounts? = nil,
         cancellation: CancellationFlag = CancellationFlag(), onTileFinished: (@Sendable () -> Void)? = nil
     ) {
-        precondition(canvas.size == job.size, "the canvas must have the job's size")
+        Self.check(job: job, canvas: canvas, firstRow: firstRow)
+        precondition(counts == nil || counts!.size == canvas.size, "the counts must have the canvas's size")
+        let histogram = job.colorScheme == .histogram ? EscapeHistogram(limit: job.kernelLimit) : nil
+        self.init(
+            job: job, canvas: canvas, firstRow: firstRow, counts: counts, cancellation: cancellation,
+            onTileFinished: onTileFinished, histogram: histogram, isCountingPass: false,
+            registry: WorkerRegistry(), grid: job.makeSampleGrid())
+    }
+
+    /// Traps unless `canvas` can hold rows `firstRow…` of the job's image.
+    static func check(job: RenderJob, canvas: PixelBuffer, firstRow: Int) {
+        precondition(canvas.size.width == job.size.width, "the canvas must be as wide as the job's image")
+        precondition(firstRow >= 0 && firstRow + canvas.size.height <= job.size.height, "the canvas's rows must lie inside the image")
         precondition(canvas.channels == job.colorScheme.channels, "the canvas must have the colour scheme's channels")
-        precondition(counts == nil || counts!.size == job.size, "the counts must have the job's size")
         if case .benchmarksGame = job.region {
             precondition(job.supersampling == 1, "the Benchmarks Game preset samples one point per pixel")
         }
-        let histogram = job.colorScheme == .histogram ? EscapeHistogram(limit: job.kernelLimit) : nil
-        self.init(
-            job: job, canvas: canvas, counts: counts, cancellation: cancellation, onTileFinished: onTileFinished,
-            histogram: histogram, isCountingPass: false, registry: WorkerRegistry())
     }
 
-    private init(
-        job: RenderJob, canvas: PixelBuffer, counts: IterationCounts?, cancellation: CancellationFlag,
+    /// The designated initializer: every band of a banded render shares the
+    /// histogram, the worker numbering and the sample grid.
+    init(
+        job: RenderJob, canvas: PixelBuffer, firstRow: Int, counts: IterationCounts?, cancellation: CancellationFlag,
         onTileFinished: (@Sendable () -> Void)?, histogram: EscapeHistogram?, isCountingPass: Bool,
-        registry: WorkerRegistry
+        registry: WorkerRegistry, grid: SampleGrid
     ) {
         self.registry = registry
         self.counts = counts
         self.onTileFinished = onTileFinished
         self.job = job
-        self.plan = WorkPlan(size: job.size, split: job.split, workers: job.workers, tileSize: job.tileSize)
+        self.plan = WorkPlan(size: canvas.size, split: job.split, workers: job.workers, tileSize: job.tileSize)
         self.canvas = canvas
+        self.firstRow = firstRow
         self.cancellation = cancellation
-        self.grid = job.makeSampleGrid()
+        self.grid = grid
         self.recorder = TileRecorder(tileCount: plan.tiles.count)
         self.histogram = histogram
         self.isCountingPass = isCountingPass
@@ -78,10 +95,10 @@ public final class RenderWork: Sendable {
     /// and only fills the histogram; nil for other colourings. It numbers the
     /// threads as this work does, so a worker is the same thread in both passes.
     func makeCountingPass() -> RenderWork? {
-        guard let histogram else { return nil }
+        guard let histogram, !isCountingPass, !histogram.isSealed else { return nil }
         return RenderWork(
-            job: job, canvas: canvas, counts: nil, cancellation: cancellation, onTileFinished: onTileFinished,
-            histogram: histogram, isCountingPass: true, registry: registry)
+            job: job, canvas: canvas, firstRow: firstRow, counts: nil, cancellation: cancellation,
+            onTileFinished: onTileFinished, histogram: histogram, isCountingPass: true, registry: registry, grid: grid)
     }
 
     /// The most pixels rendered between two checks of the cancel flag (a multiple of the vector kernel's 32).
@@ -152,7 +169,7 @@ public final class RenderWork: Sendable {
         let segment = min(rect.width * k, Self.segmentWidth)
         return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: segment) { counts in
             withUnsafeTemporaryAllocation(of: Float.self, capacity: segment) { smooth in
-                for row in (rect.y * k)..<(rect.maxY * k) {
+                for row in ((firstRow + rect.y) * k)..<((firstRow + rect.maxY) * k) {
                     for left in stride(from: rect.x * k, to: rect.maxX * k, by: Self.segmentWidth) {
                         if isCancelled { return false }
                         let width = min(Self.segmentWidth, rect.maxX * k - left)
@@ -179,7 +196,7 @@ public final class RenderWork: Sendable {
                         if isCancelled { return false }
                         let width = min(Self.segmentWidth, rect.maxX - left)
                         iterations += countSamples(
-                            row: y, firstColumn: left, count: width, counts: counts.baseAddress!,
+                            row: firstRow + y, firstColumn: left, count: width, counts: counts.baseAddress!,
                             smooth: wantsSmooth ? smooth.baseAddress! : nil)
                         if let keep = self.counts {
                             keep.address(x: left, y: y).update(from: counts.baseAddress!, count: width)
@@ -215,7 +232,7 @@ public final class RenderWork: Sendable {
                                 var pixelCosts = [UInt64](repeating: 0, count: self.counts == nil ? 0 : width)
                                 for subRow in 0..<k {
                                     iterations += countSamples(
-                                        row: y * k + subRow, firstColumn: left * k, count: width * k,
+                                        row: (firstRow + y) * k + subRow, firstColumn: left * k, count: width * k,
                                         counts: counts.baseAddress!, smooth: wantsSmooth ? smooth.baseAddress! : nil)
                                     colorizer.colour(
                                         counts: counts.baseAddress!,

@@ -36,6 +36,10 @@ struct CompareCommand: AsyncParsableCommand {
     @Flag(help: "Add a row gcd+progress: gcd with the progress bar's dispatch source attached (not drawn), to measure its cost.")
     var progressOverhead = false
 
+    func validate() throws {
+        try view.validateFitsInMemory(because: "mandel compare keeps whole pictures in memory")
+    }
+
     func run() async throws {
         let size = view.imageSize
         let job = RenderJob(

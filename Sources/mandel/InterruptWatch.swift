@@ -27,6 +27,7 @@ final class InterruptWatch: @unchecked Sendable {
     private let rendering = Atomic<Bool>(true)
     private let stopSignal = Atomic<Int32>(0)
     private let terminationRequested = Atomic<Bool>(false)
+    private let emergencyRemovals = Mutex<[String]>([])
 
     /// Starts watching SIGINT and SIGTERM; `cancellation` is set when the work must stop.
     ///
@@ -59,6 +60,12 @@ final class InterruptWatch: @unchecked Sendable {
     /// The exit status for a stop: 130 after SIGINT, 143 after SIGTERM (128 + the signal).
     var exitStatus: Int32 { 128 + stopSignal.load(ordering: .relaxed) }
 
+    /// Files to remove if the process must exit before the workers stop:
+    /// the temporary files of outputs opened before the render.
+    func removeOnEmergencyExit(_ paths: [String?]) {
+        emergencyRemovals.withLock { $0 += paths.compactMap { $0 } }
+    }
+
     /// Marks the end of the render: from now on a stop is handled by whoever writes the output.
     func renderFinished() { rendering.store(false, ordering: .relaxed) }
 
@@ -76,6 +83,8 @@ final class InterruptWatch: @unchecked Sendable {
             if self.rendering.load(ordering: .relaxed) {
                 let erase = ProgressMeter.standardErrorIsTerminal ? "\r\u{1B}[K" : ""
                 FileHandle.standardError.write(Data("\(erase)mandel: \(Self.describe(signalNumber))\n".utf8))
+                // unlink is safe while another thread still writes the file: nothing is left behind.
+                self.emergencyRemovals.withLock { $0.forEach { unlink($0) } }
                 exit(128 + signalNumber)
             }
         }

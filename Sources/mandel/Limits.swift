@@ -2,10 +2,14 @@ import ArgumentParser
 
 /// The documented bounds of every option (README, "Options").
 enum Limits {
-    /// The largest width or height.
-    static let maximumSide = 65_535
-    /// The largest image, in pixels (16384 × 16384): the whole picture lives in memory.
-    static let maximumPixels = 1 << 28
+    /// The largest width or height: libpng's limit (`PNG_USER_WIDTH_MAX`, `PNG_USER_HEIGHT_MAX`).
+    static let maximumSide = 1_000_000
+    /// The largest picture that `compare`, `sweep` and the work maps keep whole in memory (16384 × 16384 pixels).
+    static let maximumInMemoryPixels = 1 << 28
+    /// `render` keeps a picture of up to this many bytes whole in memory; larger ones render in bands.
+    static let wholePictureBytes = 64 << 20
+    /// About how many bytes one band of a banded render holds (two are in use at once).
+    static let bandBytes = 8 << 20
     /// The largest iteration limit.
     static let maximumIterations = 100_000_000
     /// The most workers.

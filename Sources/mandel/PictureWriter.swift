@@ -17,12 +17,19 @@ enum PictureWriter {
         isInterrupted: () -> Bool
     ) throws -> Double {
         let start = DispatchTime.now()
-        let output = try OutputFile(path: path)
-        switch format {
-        case .png: try writePNG(canvas, to: output, texts: texts, isInterrupted: isInterrupted)
-        case .pbm: try canvas.withBytes { try PBMWriter.write(gray: $0, width: canvas.size.width, height: canvas.size.height, to: output) }
+        let stream = try ImageStream(path: path, format: format, size: canvas.size, channels: canvas.channels, texts: texts)
+        let rowsPerBlock = 32
+        try canvas.withBytes { bytes in
+            for top in stride(from: 0, to: canvas.size.height, by: rowsPerBlock) {
+                if isInterrupted() {
+                    stream.discard()
+                    throw Interrupted()
+                }
+                let count = min(rowsPerBlock, canvas.size.height - top)
+                try stream.write(rows: UnsafeBufferPointer(rebasing: bytes[(top * stream.bytesPerRow)...]), count: count)
+            }
         }
-        try output.commit()
+        try stream.finish()
         return Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
     }
 
@@ -36,26 +43,5 @@ enum PictureWriter {
         }
         try writer.finish()
         try output.commit()
-    }
-
-    private static func writePNG(
-        _ canvas: PixelBuffer, to output: OutputFile, texts: [PNGWriter.TextChunk], isInterrupted: () -> Bool
-    ) throws {
-        let writer = try PNGWriter(
-            output: output, width: canvas.size.width, height: canvas.size.height,
-            channels: canvas.channels, texts: texts)
-        let rowsPerBlock = 32
-        try canvas.withBytes { bytes in
-            for top in stride(from: 0, to: canvas.size.height, by: rowsPerBlock) {
-                if isInterrupted() {
-                    output.discard()
-                    throw Interrupted()
-                }
-                let count = min(rowsPerBlock, canvas.size.height - top)
-                let block = UnsafeBufferPointer(rebasing: bytes[(top * writer.bytesPerRow)...])
-                try writer.write(rows: block, count: count)
-            }
-        }
-        try writer.finish()
     }
 }

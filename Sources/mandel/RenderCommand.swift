@@ -3,6 +3,7 @@ import Dispatch
 import Foundation
 import ImageFiles
 import MandelbrotCore
+import WorkVisuals
 
 /// `mandel render`: one render with one strategy, written to a PNG, with its timing.
 struct RenderCommand: AsyncParsableCommand {
@@ -13,7 +14,10 @@ struct RenderCommand: AsyncParsableCommand {
             The render runs on the chosen strategy's threads; its completion comes back on \
             the main queue, which writes the PNG and prints one line (or one JSON object with \
             --json). Wall time runs from the strategy's start to that completion; the PNG \
-            encoding is timed separately. Ctrl-C cancels the render and exits with 130.
+            encoding is timed separately. A picture over 64 MiB of pixels renders in bands \
+            (--band-height): each band is split among the workers like a whole picture, and \
+            the writer's queue encodes it while the next band renders, so memory stays \
+            bounded whatever the height. Ctrl-C cancels the render and exits with 130.
             """
     )
 
@@ -46,6 +50,13 @@ struct RenderCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: "Seconds the render may still take after SIGTERM before it is cancelled, 0…3600.")
     var grace = 5.0
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Render in bands of this many rows, each written while the next renders, in memory that does not grow with the height (default: the whole picture at once up to \(Limits.wholePictureBytes >> 20) MiB of pixels, bands of about \(Limits.bandBytes >> 20) MiB above).",
+            valueName: "rows"))
+    var bandHeight: Int?
+
     mutating func validate() throws {
         guard StrategyName(rawValue: strategyText) != nil else {
             throw ValidationError("--strategy must be one of \(StrategyName.allowedList) (got '\(strategyText)')")
@@ -57,6 +68,29 @@ struct RenderCommand: AsyncParsableCommand {
         if format == .pbm && view.colorScheme != .bw {
             throw ValidationError("--format pbm is black and white; add --color bw (or use --preset benchmarks-game)")
         }
+        if let bandHeight, bandHeight < 1 {
+            throw ValidationError("--band-height must be a number of rows, 1 or more (got \(bandHeight))")
+        }
+        if visuals.needsWholePicture {
+            if bandHeight != nil {
+                throw ValidationError("--ownership-map and --cost-map need the whole picture in memory; remove --band-height or the maps")
+            }
+            try view.validateFitsInMemory(because: "--ownership-map and --cost-map need the whole picture in memory (without them, render streams it in bands)")
+        }
+    }
+
+    /// Rows per band, or nil for the whole picture at once: `--band-height`, or
+    /// bands of about `Limits.bandBytes` once the picture outgrows `Limits.wholePictureBytes`.
+    func bandRows(for size: ImageSize, channels: Int) -> Int? {
+        if let bandHeight { return min(bandHeight, size.height) }
+        let rowBytes = size.width * channels
+        guard !visuals.needsWholePicture, rowBytes * size.height > Limits.wholePictureBytes else { return nil }
+        var rows = max(1, Limits.bandBytes / rowBytes)
+        // Whole rows of tiles, so that no band ends in a strip of short tiles.
+        if work.split == .tiles, let tile = try? work.tileSize(for: size), rows >= tile.height {
+            rows -= rows % tile.height
+        }
+        return rows
     }
 
     func run() async throws {
@@ -67,7 +101,7 @@ struct RenderCommand: AsyncParsableCommand {
             workers: work.workerCount, kernel: work.kernel, julia: view.juliaConstant, supersampling: view.samplesPerAxis)
         try await RenderSession(
             job: job, viewport: view.viewport, strategy: strategy.strategy, output: output, format: format, json: json,
-            visuals: visuals, grace: grace
+            visuals: visuals, grace: grace, bandRows: bandRows(for: size, channels: job.colorScheme.channels)
         ).run()
     }
 }
@@ -83,14 +117,21 @@ struct RenderSession {
     let json: Bool
     let visuals: VisualOptions
     let grace: Double
+    /// Rows per band for a banded render; nil renders the whole picture at once.
+    let bandRows: Int?
 
     func run() async throws {
+        if let bandRows {
+            try await runBanded(bandRows: bandRows)
+            return
+        }
         let extras = try opened { () throws(ImageFileError) in try visuals.openOutputs() }
         let canvas = PixelBuffer(size: job.size, channels: job.colorScheme.channels)
         let counts = visuals.costMap != nil ? IterationCounts(size: job.size) : nil
         let cancellation = CancellationFlag()
         let interrupts = InterruptWatch(cancellation: cancellation, grace: grace)
         defer { interrupts.stop() }
+        interrupts.removeOnEmergencyExit(extras.temporaryPaths)
         let tiles = WorkPlan(size: job.size, split: job.split, workers: job.workers, tileSize: job.tileSize).tiles.count
         let meter = ProgressMeter(totalTiles: tiles * job.passes, draws: visuals.progress ?? ProgressMeter.standardErrorIsTerminal)
         let work = RenderWork(
@@ -122,7 +163,57 @@ struct RenderSession {
         }
         let summary = RenderSummary(
             report: report, job: job, viewport: viewport, format: format.rawValue, writeSeconds: writeSeconds, output: output,
-            checksum: canvas.checksum)
+            checksum: canvas.checksum, bandRows: nil)
+        print(json ? summary.json : summary.line)
+        if interrupts.wasAskedToTerminate {
+            printError("terminated: finished the render within the grace period and wrote \(output)")
+        }
+    }
+
+    /// Renders band by band: the strategy renders band k + 1 while the writer's
+    /// queue encodes band k, so memory stays at two bands whatever the height.
+    private func runBanded(bandRows: Int) async throws {
+        let extras = try opened { () throws(ImageFileError) in try visuals.openOutputs() }
+        let writer = BandWriter(stream: try opened { () throws(ImageFileError) in
+            try ImageStream(path: output, format: format, size: job.size, channels: job.colorScheme.channels, texts: textChunks())
+        })
+        let cancellation = CancellationFlag()
+        let interrupts = InterruptWatch(cancellation: cancellation, grace: grace)
+        defer { interrupts.stop() }
+        interrupts.removeOnEmergencyExit(extras.temporaryPaths + [writer.temporaryPath])
+        let tiles = BandedRender.tilesPerPass(of: job, bandHeight: bandRows)
+        let meter = ProgressMeter(totalTiles: tiles * job.passes, draws: visuals.progress ?? ProgressMeter.standardErrorIsTerminal)
+        let render = BandedRender(job: job, bandHeight: bandRows, cancellation: cancellation, onTileFinished: { meter.tileFinished() })
+
+        let report: RenderReport
+        do {
+            report = try await render.run(strategy) { band, _ in try await writer.write(band) }
+            dispatchPrecondition(condition: .onQueue(.main))
+            meter.finish()
+            interrupts.renderFinished()
+            // A stop that came while the last band was being written still stops.
+            if interrupts.wasInterrupted { throw BandedRender.Cancelled() }
+            try writer.finish()
+        } catch is BandedRender.Cancelled {
+            meter.finish()
+            writer.discard()
+            printError(interrupts.stopMessage)
+            throw ExitCode(interrupts.exitStatus)
+        } catch let error as ImageFileError {
+            meter.finish()
+            cancellation.cancel()
+            writer.discard()
+            printError(error.description)
+            throw ExitStatus.code(for: error)
+        }
+        if let trace = extras.trace {
+            try opened { () throws(ImageFileError) in
+                try trace.write(Array(ChromeTrace.json(for: report, title: "mandel render: " + visualTitle(report))))
+            }
+        }
+        let summary = RenderSummary(
+            report: report, job: job, viewport: viewport, format: format.rawValue, writeSeconds: writer.writeSeconds,
+            output: output, checksum: writer.checksum, bandRows: bandRows)
         print(json ? summary.json : summary.line)
         if interrupts.wasAskedToTerminate {
             printError("terminated: finished the render within the grace period and wrote \(output)")

@@ -1,4 +1,5 @@
 import Foundation
+import Comparison
 import MandelbrotCore
 
 /// What `mandel render` reports: one human line, or one JSON object with `--json`.
@@ -27,8 +28,12 @@ struct RenderSummary: Encodable {
     let writeSeconds: Double
     let output: String
     let checksum: String
+    /// Rows per band of a banded render; nil when the picture was rendered whole.
+    let bandRows: Int?
+    /// The most resident memory the process has had, in bytes.
+    let peakResidentBytes: Int
 
-    init(report: RenderReport, job: RenderJob, viewport: Viewport, format: String, writeSeconds: Double, output: String, checksum: UInt64) {
+    init(report: RenderReport, job: RenderJob, viewport: Viewport, format: String, writeSeconds: Double, output: String, checksum: UInt64, bandRows: Int?) {
         strategy = report.strategy
         width = job.size.width
         height = job.size.height
@@ -53,6 +58,8 @@ struct RenderSummary: Encodable {
         self.writeSeconds = writeSeconds
         self.output = output
         self.checksum = String(format: "%016llx", checksum)
+        self.bandRows = bandRows
+        peakResidentBytes = ProcessSnapshot.peakResidentBytes
     }
 
     /// The one line `mandel render` prints.
@@ -61,7 +68,14 @@ struct RenderSummary: Encodable {
         return "\(strategy): \(width)x\(height), \(iterations) iterations, \(workers) worker\(workers == 1 ? "" : "s") (\(splitText))"
             + " | wall \(Format.seconds(wallSeconds)), cpu \(Format.seconds(cpuSeconds))"
             + ", \(Format.decimal(megapixelsPerSecond)) Mpixel/s, \(Format.rate(iterationsPerSecond)) iterations/s"
-            + " | \(format) \(Format.seconds(writeSeconds)) -> \(output)"
+            + " | \(format) \(Format.seconds(writeSeconds))\(bandText) -> \(output)"
+    }
+
+    /// For a banded render: the band height, and that writing overlapped the render.
+    private var bandText: String {
+        guard let bandRows else { return "" }
+        let bands = (height + bandRows - 1) / bandRows
+        return " (\(bands) band\(bands == 1 ? "" : "s") of \(bandRows) rows, written while rendering; peak \(peakResidentBytes >> 20) MiB resident)"
     }
 
     /// The JSON object of `--json`, keys in snake case and sorted.

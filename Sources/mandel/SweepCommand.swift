@@ -47,6 +47,7 @@ struct SweepCommand: AsyncParsableCommand {
     var measurement: MeasurementOptions
 
     mutating func validate() throws {
+        try view.validateFitsInMemory(because: "mandel sweep keeps whole pictures in memory")
         let workerList = try workers.map { try ArgumentParsing.numberList($0, option: "--workers", maximum: Limits.maximumWorkers) } ?? []
         let size = view.imageSize
         let tileList = try tile.map { try ArgumentParsing.numberList($0, option: "--tile", maximum: Limits.maximumSide) } ?? []

@@ -14,7 +14,7 @@ struct ViewOptions: ParsableArguments {
     @Option(help: "A fixed workload: benchmarks-game (N×N, the Benchmarks Game's mandelbrot task; excludes --center, --zoom, --iterations, --color).")
     var preset: Preset?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Image size, WxH or N for N×N (sides 1…65535, at most 268435456 pixels).", valueName: "size"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Image size, WxH or N for N×N (sides 1…1000000, libpng's limit; render streams large pictures in bands).", valueName: "size"))
     var size = "1200x800"
 
     @Option(
@@ -51,10 +51,6 @@ struct ViewOptions: ParsableArguments {
     mutating func validate() throws {
         try validatePalette()
         let sides = try ArgumentParsing.dimensions(size, option: "--size", maximum: Limits.maximumSide)
-        guard sides.width * sides.height <= Limits.maximumPixels else {
-            throw ValidationError(
-                "--size \(size) has \(sides.width * sides.height) pixels; the limit is \(Limits.maximumPixels) (16384x16384)")
-        }
         if let preset {
             let conflicting = [("--center", center != nil), ("--zoom", zoom != nil),
                                ("--iterations", iterations != nil), ("--color", color != nil),
@@ -79,6 +75,17 @@ struct ViewOptions: ParsableArguments {
         }
         if let iterations, !(1...Limits.maximumIterations).contains(iterations) {
             throw ValidationError("--iterations must be from 1 to \(Limits.maximumIterations) (got \(iterations))")
+        }
+    }
+
+    /// Refuses a picture too large to keep whole in memory, for the commands and outputs that do.
+    ///
+    /// - Parameter reason: Who needs the whole picture, such as "mandel compare keeps whole pictures in memory".
+    func validateFitsInMemory(because reason: String) throws {
+        let size = imageSize
+        guard size.pixelCount <= Limits.maximumInMemoryPixels else {
+            throw ValidationError(
+                "--size \(size) has \(size.pixelCount) pixels; \(reason): at most \(Limits.maximumInMemoryPixels) (16384x16384)")
         }
     }
 

@@ -24,6 +24,9 @@ struct VisualOptions: ParsableArguments {
         let costMap: OutputFile?
         let trace: OutputFile?
 
+        /// The temporary files being written, for an emergency exit to remove.
+        var temporaryPaths: [String?] { [ownershipMap, costMap, trace].map { $0?.temporaryPath } }
+
         /// Draws and writes whichever outputs were asked for.
         func write(canvas: PixelBuffer, counts: IterationCounts?, work: RenderWork, report: RenderReport, title: String) throws(ImageFileError) {
             if let ownershipMap {
@@ -38,6 +41,9 @@ struct VisualOptions: ParsableArguments {
             }
         }
     }
+
+    /// Whether an output needs the whole picture and every tile record in memory (the maps do; the trace does not).
+    var needsWholePicture: Bool { ownershipMap != nil || costMap != nil }
 
     func openOutputs() throws(ImageFileError) -> Outputs {
         Outputs(

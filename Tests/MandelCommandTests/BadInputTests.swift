@@ -6,12 +6,12 @@ struct BadInputTests {
     /// Each: the arguments after `render`, the exit code, and words the first stderr line must contain.
     static let cases: [([String], Int32, String)] = [
         (["--size", "0x10"], 64, "--size"),
-        (["--size", "-5"], 64, "--size sides must be from 1 to 65535"),
+        (["--size", "-5"], 64, "--size sides must be from 1 to 1000000"),
         (["--size", "10x10x10"], 64, "--size"),
         (["--size", "abc"], 64, "--size"),
         (["--size", "10x"], 64, "--size"),
-        (["--size", "70000x10"], 64, "--size"),
-        (["--size", "20000x20000"], 64, "268435456"),
+        (["--size", "1000001x10"], 64, "--size sides must be from 1 to 1000000"),
+        (["--size", "20000x20000", "--ownership-map", "m.png"], 64, "268435456"),
         (["--center", "nan,0"], 64, "--center"),
         (["--center", "0,inf"], 64, "--center"),
         (["--center", "1"], 64, "--center"),
@@ -56,6 +56,10 @@ struct BadInputTests {
         (["-o", "no-such-folder/x.png"], 73, "does not exist"),
         (["-o", "."], 73, "directory"),
         (["-o", "/dev/full"], 74, "no space left"),
+        (["--band-height", "8", "-o", "/dev/full"], 74, "no space left"),
+        (["--band-height", "0"], 64, "--band-height must be a number of rows, 1 or more"),
+        (["--band-height", "8", "--ownership-map", "m.png"], 64, "need the whole picture in memory"),
+        (["--size", "20000", "--cost-map", "c.png"], 64, "need the whole picture in memory (without them, render streams it in bands)"),
         (["-o", "/proc/x.png"], 73, "not writable"),
         (["--trace", "/proc/t.json"], 73, "not writable"),
     ]

@@ -88,6 +88,13 @@ struct CompareCommandTests {
         #expect(result.standardError.split(separator: "\n").first?.contains(mention) == true, "\(result.standardError)")
         #expect(contents(of: folder).isEmpty)
     }
+
+    @Test("compare and sweep keep whole pictures in memory, so they refuse what render would stream", arguments: ["compare", "sweep"])
+    func tooLargeToKeep(command: String) throws {
+        let result = try MandelProcess.run([command, "--size", "20000"] + (command == "sweep" ? ["--workers", "1,2"] : []))
+        #expect(result.status == 64)
+        #expect(result.standardError.hasPrefix("Error: --size 20000x20000 has 400000000 pixels; mandel \(command) keeps whole pictures in memory"), "\(result.standardError)")
+    }
 }
 
 @Suite("Stress")

@@ -14,6 +14,12 @@ struct InterruptTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (process, _) = try MandelProcess.startAndWaitForProgress(
             Self.slowRender + ["--strategy", strategy, "--progress", "-o", "big.png"], in: folder)
+        Self.interruptAndExpectCleanExit(process, folder: folder)
+    }
+
+    /// Sends SIGINT to a running render and checks the promise: exit 130 within
+    /// half a second, "interrupted" on stderr, and nothing left in `folder`.
+    static func interruptAndExpectCleanExit(_ process: Process, folder: String) {
         #expect(process.isRunning, "the render finished before it could be interrupted")
         let sent = Date()
         process.interrupt()
@@ -21,9 +27,19 @@ struct InterruptTests {
         let elapsed = Date().timeIntervalSince(sent)
         #expect(process.terminationStatus == 130)
         #expect(elapsed < 0.5, "took \(elapsed) s to exit")
-        #expect(contents(of: folder).isEmpty)
+        #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")
         let errorText = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(errorText.contains("interrupted"))
+    }
+
+    @Test("SIGINT mid-way through a banded render exits 130 and leaves no file, though bands were written")
+    func interruptBanded() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (process, _) = try MandelProcess.startAndWaitForProgress(
+            Self.slowRender + ["--band-height", "4", "--progress", "-o", "tall.png"], in: folder)
+        #expect(contents(of: folder).count == 1, "the hidden temporary file is being written")
+        Self.interruptAndExpectCleanExit(process, folder: folder)
     }
 
     @Test("SIGTERM lets a render finish within the grace period and writes it")

@@ -13,8 +13,8 @@ struct MandelProcess {
     }
 
     /// Runs `mandel` with `arguments` in `folder` and waits for it.
-    static func run(_ arguments: [String], in folder: String? = nil) throws -> Result {
-        let process = try start(arguments, in: folder)
+    static func run(_ arguments: [String], in folder: String? = nil, shellSetup: String? = nil) throws -> Result {
+        let process = try start(arguments, in: folder, shellSetup: shellSetup)
         let output = process.standardOutput as! Pipe
         let error = process.standardError as! Pipe
         let outData = output.fileHandleForReading.readDataToEndOfFile()
@@ -41,11 +41,17 @@ struct MandelProcess {
         return (process, String(decoding: seen, as: UTF8.self))
     }
 
-    /// Starts `mandel` with pipes for its output, without waiting.
-    static func start(_ arguments: [String], in folder: String? = nil) throws -> Process {
+    /// Starts `mandel` with pipes for its output, without waiting; with `shellSetup`,
+    /// through `/bin/sh`, which runs those commands (`ulimit`, `trap`) and then execs `mandel`.
+    static func start(_ arguments: [String], in folder: String? = nil, shellSetup: String? = nil) throws -> Process {
         let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
+        if let shellSetup {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", shellSetup + "; exec \"$0\" \"$@\"", executable.path] + arguments
+        } else {
+            process.executableURL = executable
+            process.arguments = arguments
+        }
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         process.standardOutput = Pipe()
         process.standardError = Pipe()
