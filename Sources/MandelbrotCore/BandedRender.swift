@@ -116,7 +116,7 @@ public final class BandedRender: Sendable {
 
         if let histogram {
             for band in 0..<bandCount { try await renderBand(band, countingOnly: true) }
-            histogram.seal()
+            await withCheckedContinuation { sealed in histogram.seal { sealed.resume() } }
         }
         var deliveryCPU = CPUTime(user: 0, system: 0)
         var delivery: Task<CPUTime, any Error>?

@@ -167,7 +167,8 @@ public final class RenderWork: Sendable {
     private func countIntoHistogram(_ rect: PixelRect, iterations: inout UInt64) -> Bool {
         let k = job.supersampling, histogram = histogram!
         let segment = min(rect.width * k, Self.segmentWidth)
-        return withUnsafeTemporaryAllocation(of: UInt32.self, capacity: segment) { counts in
+        var batch = EscapeHistogram.Batch()
+        let finished = withUnsafeTemporaryAllocation(of: UInt32.self, capacity: segment) { counts in
             withUnsafeTemporaryAllocation(of: Float.self, capacity: segment) { smooth in
                 for row in ((firstRow + rect.y) * k)..<((firstRow + rect.maxY) * k) {
                     for left in stride(from: rect.x * k, to: rect.maxX * k, by: Self.segmentWidth) {
@@ -175,12 +176,16 @@ public final class RenderWork: Sendable {
                         let width = min(Self.segmentWidth, rect.maxX * k - left)
                         iterations += countSamples(
                             row: row, firstColumn: left, count: width, counts: counts.baseAddress!, smooth: smooth.baseAddress!)
-                        histogram.add(counts: counts.baseAddress!, values: smooth.baseAddress!, count: width, limit: job.kernelLimit)
+                        histogram.add(
+                            counts: counts.baseAddress!, values: smooth.baseAddress!, count: width, limit: job.kernelLimit, to: &batch)
                     }
                 }
                 return true
             }
         }
+        // Shipped before the tile counts as done, so before the pass's completion and the seal.
+        if finished { histogram.ship(&batch) }
+        return finished
     }
 
     /// One sample per pixel: kernel, then colouring, segment by segment.

@@ -23,9 +23,13 @@ public enum StrategyRunner {
         strategy.start(countingPass) {
             dispatchPrecondition(condition: .onQueue(.main))
             countingPass.releaseCancelHandlers()
-            work.histogram?.seal()
             let countingTiles = countingPass.recorder.records(of: countingPass.plan.tiles, since: start)
-            finish(strategy, work: work, countingTiles: countingTiles, start: start, startCPU: startCPU, completion: completion)
+            // The seal queues behind every tile's batch; the colouring pass starts from the main queue after it.
+            work.histogram!.seal {
+                DispatchQueue.main.async {
+                    finish(strategy, work: work, countingTiles: countingTiles, start: start, startCPU: startCPU, completion: completion)
+                }
+            }
         }
     }
 

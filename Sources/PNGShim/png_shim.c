@@ -62,6 +62,8 @@ mandel_png_writer *mandel_png_writer_create(FILE *file, uint32_t width, uint32_t
         return NULL;
     }
     png_init_io(writer->png, file);
+    // libpng refuses sides over 1,000,000 unless told otherwise; the PNG format allows 2^31 - 1.
+    png_set_user_limits(writer->png, 0x7fffffff, 0x7fffffff);
     png_set_compression_level(writer->png, compression_level);
     png_set_IHDR(writer->png, writer->info, width, height, 8,
                  channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,

@@ -2,8 +2,9 @@ import ArgumentParser
 
 /// The documented bounds of every option (README, "Options").
 enum Limits {
-    /// The largest width or height: libpng's limit (`PNG_USER_WIDTH_MAX`, `PNG_USER_HEIGHT_MAX`).
-    static let maximumSide = 1_000_000
+    /// The largest width or height: the PNG format's limit, 2³¹ − 1 (the writer lifts
+    /// libpng's default limit of 1,000,000, which only protects readers).
+    static let maximumSide = 2_147_483_647
     /// The largest picture that `compare`, `sweep` and the work maps keep whole in memory (16384 × 16384 pixels).
     static let maximumInMemoryPixels = 1 << 28
     /// `render` keeps a picture of up to this many bytes whole in memory; larger ones render in bands.

@@ -14,7 +14,7 @@ struct ViewOptions: ParsableArguments {
     @Option(help: "A fixed workload: benchmarks-game (N×N, the Benchmarks Game's mandelbrot task; excludes --center, --zoom, --iterations, --color).")
     var preset: Preset?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Image size, WxH or N for N×N (sides 1…1000000, libpng's limit; render streams large pictures in bands).", valueName: "size"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Image size, WxH or N for N×N (sides 1…2147483647, the PNG limit; render streams large pictures in bands).", valueName: "size"))
     var size = "1200x800"
 
     @Option(

@@ -6,11 +6,11 @@ struct BadInputTests {
     /// Each: the arguments after `render`, the exit code, and words the first stderr line must contain.
     static let cases: [([String], Int32, String)] = [
         (["--size", "0x10"], 64, "--size"),
-        (["--size", "-5"], 64, "--size sides must be from 1 to 1000000"),
+        (["--size", "-5"], 64, "--size sides must be from 1 to 2147483647"),
         (["--size", "10x10x10"], 64, "--size"),
         (["--size", "abc"], 64, "--size"),
         (["--size", "10x"], 64, "--size"),
-        (["--size", "1000001x10"], 64, "--size sides must be from 1 to 1000000"),
+        (["--size", "2147483648x10"], 64, "--size sides must be from 1 to 2147483647"),
         (["--size", "20000x20000", "--ownership-map", "m.png"], 64, "268435456"),
         (["--center", "nan,0"], 64, "--center"),
         (["--center", "0,inf"], 64, "--center"),

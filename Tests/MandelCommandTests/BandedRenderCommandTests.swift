@@ -56,6 +56,19 @@ struct BandedRenderCommandTests {
         #expect(rows == [0, 40, 80])
     }
 
+    @Test("a picture wider than libpng's default limit of 1,000,000 is written: only the PNG format limits the sides")
+    func widerThanLibpngDefault() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--size", "1200000x3", "--color", "bw", "--kernel", "scalar", "--iterations", "20", "-o", "wide.png"], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let header = [UInt8](Self.bytes(folder + "/wide.png").prefix(24))
+        #expect(header.count == 24)
+        #expect(header[16...19].reduce(0) { $0 << 8 | Int($1) } == 1_200_000)
+        #expect(header[20...23].reduce(0) { $0 << 8 | Int($1) } == 3)
+    }
+
     @Test("a write that fails mid-way (a file size limit) stops, exits 74 and leaves no file")
     func failsMidWay() throws {
         let folder = temporaryFolder()

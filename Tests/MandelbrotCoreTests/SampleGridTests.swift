@@ -8,7 +8,7 @@ struct SampleGridTests {
         // 4×2 at zoom 1: s = 3 / 2 = 1.5.
         let grid = SampleGrid(size: ImageSize(width: 4, height: 2), viewport: Viewport(centerReal: 0, centerImaginary: 0, zoom: 1))
         #expect(grid.realParts == [-2.25, -0.75, 0.75, 2.25])
-        #expect(grid.imaginaryParts == [0.75, -0.75])
+        #expect(Array(grid.imaginaryParts) == [0.75, -0.75])
     }
 
     @Test("an odd-sized image puts its middle pixel exactly on the centre")
@@ -38,5 +38,20 @@ struct SampleGridTests {
         #expect(grid.realParts[4] == -0.5)
         #expect(grid.imaginaryParts.first == -1)
         #expect(grid.imaginaryParts[4] == 0)
+    }
+}
+
+@Suite("SampleGrid for tall pictures")
+struct TallSampleGridTests {
+    @Test("a two-billion-row grid needs no table: every row is computed, exactly as a small grid's")
+    func tallGrid() {
+        let viewport = Viewport(centerReal: -0.5, centerImaginary: 0.1, zoom: 3)
+        let size = ImageSize(width: 3, height: 2_000_000_000)
+        let grid = SampleGrid(size: size, viewport: viewport)
+        #expect(grid.imaginaryParts.count == 2_000_000_000)
+        let spacing = viewport.pixelSpacing(for: size)
+        for y in [0, 1, 999_999_999, 1_999_999_999] {
+            #expect(grid.imaginaryParts[y] == 0.1 - (Double(y) + 0.5 - 1_000_000_000) * spacing)
+        }
     }
 }
