@@ -1,4 +1,5 @@
-import ArgumentParser
+public import ArgumentParser
+public import ImageFiles
 
 /// The file formats `mandel render` writes.
 enum ImageFormat: String, CaseIterable, ExpressibleByArgument {
@@ -7,3 +8,5 @@ enum ImageFormat: String, CaseIterable, ExpressibleByArgument {
     /// Binary PBM (`P4`): one bit per pixel, the Benchmarks Game's format.
     case pbm
 }
+
+extension PNGCompression: ExpressibleByArgument {}

@@ -19,13 +19,16 @@ final class ImageStream {
     /// Opens `path` and writes the header: the PNG's text chunks, or the PBM's size line.
     ///
     /// - Throws: `ImageFileError` if the file cannot be created or written.
-    init(path: String, format: ImageFormat, size: ImageSize, channels: Int, texts: [PNGWriter.TextChunk]) throws(ImageFileError) {
+    init(
+        path: String, format: ImageFormat, compression: PNGCompression, size: ImageSize, channels: Int, texts: [PNGWriter.TextChunk]
+    ) throws(ImageFileError) {
         output = try OutputFile(path: path)
         bytesPerRow = size.width * channels
         do {
             switch format {
             case .png:
-                encoder = .png(try PNGWriter(output: output, width: size.width, height: size.height, channels: channels, texts: texts))
+                encoder = .png(try PNGWriter(
+                    output: output, width: size.width, height: size.height, channels: channels, compression: compression, texts: texts))
             case .pbm:
                 precondition(channels == 1, "a PBM is written from gray pixels")
                 encoder = .pbm(try PBMWriter(output: output, width: size.width, height: size.height))

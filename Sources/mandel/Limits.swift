@@ -7,10 +7,13 @@ enum Limits {
     static let maximumSide = 2_147_483_647
     /// The largest picture that `compare`, `sweep` and the work maps keep whole in memory (16384 × 16384 pixels).
     static let maximumInMemoryPixels = 1 << 28
-    /// `render` keeps a picture of up to this many bytes whole in memory; larger ones render in bands.
-    static let wholePictureBytes = 64 << 20
-    /// About how many bytes one band of a banded render holds (two are in use at once).
+    /// `render` keeps a picture of up to this many bytes whole in memory; larger ones
+    /// render in bands, which is faster from here up (the encoder overlaps the render).
+    static let wholePictureBytes = 8 << 20
+    /// The most bytes one band of a banded render holds (two are in use at once).
     static let bandBytes = 8 << 20
+    /// The fewest bands a picture is cut into by default, so that encoding overlaps rendering.
+    static let minimumBands = 8
     /// The largest iteration limit.
     static let maximumIterations = 100_000_000
     /// The most workers.

@@ -13,11 +13,12 @@ enum PictureWriter {
     /// - Returns: The seconds the encoding and write took.
     /// - Throws: `ImageFileError`, or `Interrupted`.
     static func write(
-        _ canvas: PixelBuffer, as format: ImageFormat, to path: String, texts: [PNGWriter.TextChunk],
+        _ canvas: PixelBuffer, as format: ImageFormat, compression: PNGCompression, to path: String, texts: [PNGWriter.TextChunk],
         isInterrupted: () -> Bool
     ) throws -> Double {
         let start = DispatchTime.now()
-        let stream = try ImageStream(path: path, format: format, size: canvas.size, channels: canvas.channels, texts: texts)
+        let stream = try ImageStream(
+            path: path, format: format, compression: compression, size: canvas.size, channels: canvas.channels, texts: texts)
         let rowsPerBlock = 32
         try canvas.withBytes { bytes in
             for top in stride(from: 0, to: canvas.size.height, by: rowsPerBlock) {

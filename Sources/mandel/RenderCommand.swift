@@ -14,7 +14,7 @@ struct RenderCommand: AsyncParsableCommand {
             The render runs on the chosen strategy's threads; its completion comes back on \
             the main queue, which writes the PNG and prints one line (or one JSON object with \
             --json). Wall time runs from the strategy's start to that completion; the PNG \
-            encoding is timed separately. A picture over 64 MiB of pixels renders in bands \
+            encoding is timed separately. A picture over 8 MiB of pixels renders in bands \
             (--band-height): each band is split among the workers like a whole picture, and \
             the writer's queue encodes it while the next band renders, so memory stays \
             bounded whatever the height. Ctrl-C cancels the render and exits with 130.
@@ -41,6 +41,9 @@ struct RenderCommand: AsyncParsableCommand {
     @Option(help: "Output format: png, or pbm (binary bitmap, black and white only).")
     var format: ImageFormat = .png
 
+    @Option(help: "How hard the PNG encoder works: fast (several times faster, larger files), balanced, or small (smallest, slowest) (default: balanced).")
+    var compression: PNGCompression?
+
     @Flag(help: "Print one JSON object instead of the human line.")
     var json = false
 
@@ -53,7 +56,7 @@ struct RenderCommand: AsyncParsableCommand {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Render in bands of this many rows, each written while the next renders, in memory that does not grow with the height (default: the whole picture at once up to \(Limits.wholePictureBytes >> 20) MiB of pixels, bands of about \(Limits.bandBytes >> 20) MiB above).",
+            "Render in bands of this many rows, each written while the next renders, in memory that does not grow with the height (default: the whole picture at once up to \(Limits.wholePictureBytes >> 20) MiB of pixels; above that at least \(Limits.minimumBands) bands, of at most \(Limits.bandBytes >> 20) MiB each).",
             valueName: "rows"))
     var bandHeight: Int?
 
@@ -68,6 +71,9 @@ struct RenderCommand: AsyncParsableCommand {
         if format == .pbm && view.colorScheme != .bw {
             throw ValidationError("--format pbm is black and white; add --color bw (or use --preset benchmarks-game)")
         }
+        if format == .pbm, compression != nil {
+            throw ValidationError("--compression sets how hard the PNG encoder works; a PBM is not compressed, so remove it or use --format png")
+        }
         if let bandHeight, bandHeight < 1 {
             throw ValidationError("--band-height must be a number of rows, 1 or more (got \(bandHeight))")
         }
@@ -79,13 +85,16 @@ struct RenderCommand: AsyncParsableCommand {
         }
     }
 
-    /// Rows per band, or nil for the whole picture at once: `--band-height`, or
-    /// bands of about `Limits.bandBytes` once the picture outgrows `Limits.wholePictureBytes`.
+    /// Rows per band, or nil for the whole picture at once: `--band-height`; the whole
+    /// picture when it is small (nothing to overlap) or a map needs it; otherwise at
+    /// least `Limits.minimumBands` bands of at most `Limits.bandBytes`, in whole rows of tiles.
     func bandRows(for size: ImageSize, channels: Int) -> Int? {
         if let bandHeight { return min(bandHeight, size.height) }
         let rowBytes = size.width * channels
         guard !visuals.needsWholePicture, rowBytes * size.height > Limits.wholePictureBytes else { return nil }
-        var rows = max(1, Limits.bandBytes / rowBytes)
+        // Enough bands for the encoder to overlap the render, none larger than bandBytes.
+        let bandsNeeded = (size.height + Limits.minimumBands - 1) / Limits.minimumBands
+        var rows = max(1, min(Limits.bandBytes / rowBytes, bandsNeeded))
         // Whole rows of tiles, so that no band ends in a strip of short tiles.
         if work.split == .tiles, let tile = try? work.tileSize(for: size), rows >= tile.height {
             rows -= rows % tile.height
@@ -100,7 +109,8 @@ struct RenderCommand: AsyncParsableCommand {
             colorScheme: view.colorScheme, palette: view.colorPalette, split: work.split, tileSize: try work.tileSize(for: size),
             workers: work.workerCount, kernel: work.kernel, julia: view.juliaConstant, supersampling: view.samplesPerAxis)
         try await RenderSession(
-            job: job, viewport: view.viewport, strategy: strategy.strategy, output: output, format: format, json: json,
+            job: job, viewport: view.viewport, strategy: strategy.strategy, output: output, format: format,
+            compression: compression ?? .balanced, json: json,
             visuals: visuals, grace: grace, bandRows: bandRows(for: size, channels: job.colorScheme.channels)
         ).run()
     }
@@ -114,6 +124,7 @@ struct RenderSession {
     let strategy: any RenderStrategy
     let output: String
     let format: ImageFormat
+    let compression: PNGCompression
     let json: Bool
     let visuals: VisualOptions
     let grace: Double
@@ -150,7 +161,7 @@ struct RenderSession {
         let writeSeconds: Double
         do {
             writeSeconds = try PictureWriter.write(
-                canvas, as: format, to: output, texts: textChunks(), isInterrupted: { interrupts.wasInterrupted })
+                canvas, as: format, compression: compression, to: output, texts: textChunks(), isInterrupted: { interrupts.wasInterrupted })
         } catch let error as ImageFileError {
             printError(error.description)
             throw ExitStatus.code(for: error)
@@ -175,7 +186,9 @@ struct RenderSession {
     private func runBanded(bandRows: Int) async throws {
         let extras = try opened { () throws(ImageFileError) in try visuals.openOutputs() }
         let writer = BandWriter(stream: try opened { () throws(ImageFileError) in
-            try ImageStream(path: output, format: format, size: job.size, channels: job.colorScheme.channels, texts: textChunks())
+            try ImageStream(
+                path: output, format: format, compression: compression, size: job.size, channels: job.colorScheme.channels,
+                texts: textChunks())
         })
         let cancellation = CancellationFlag()
         let interrupts = InterruptWatch(cancellation: cancellation, grace: grace)

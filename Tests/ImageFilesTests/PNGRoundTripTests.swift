@@ -10,9 +10,12 @@ func temporaryFolder() -> String {
 }
 
 /// Writes `pixels` as a PNG at `path`.
-func writePNG(_ pixels: [UInt8], width: Int, height: Int, channels: Int, to path: String, texts: [PNGWriter.TextChunk] = []) throws {
+func writePNG(
+    _ pixels: [UInt8], width: Int, height: Int, channels: Int, to path: String, texts: [PNGWriter.TextChunk] = [],
+    compression: PNGCompression = .balanced
+) throws {
     let output = try OutputFile(path: path)
-    let writer = try PNGWriter(output: output, width: width, height: height, channels: channels, texts: texts)
+    let writer = try PNGWriter(output: output, width: width, height: height, channels: channels, compression: compression, texts: texts)
     try pixels.withUnsafeBufferPointer { try writer.write(rows: $0, count: height) }
     try writer.finish()
     try output.commit()
@@ -34,6 +37,29 @@ struct PNGRoundTripTests {
         #expect(image.pixels == pixels)
         #expect(image.texts == ["Software": "mandel test", "mandel.center": "-0.5,0"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out.png"], "no temporary file is left")
+    }
+
+    @Test("every compression setting gives back the same pixels; fast is larger and small is smaller than balanced on a gradient")
+    func compressionSettings() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A smooth two-channel gradient with some detail, like a rendered picture.
+        let width = 300, height = 200
+        var pixels: [UInt8] = []
+        for y in 0..<height {
+            for x in 0..<width {
+                pixels += [UInt8((x + y) / 2 % 256), UInt8(x * 255 / width), UInt8((x * y / 37) % 256)]
+            }
+        }
+        var sizes: [PNGCompression: Int] = [:]
+        for compression in PNGCompression.allCases {
+            let path = folder + "/\(compression.rawValue).png"
+            try writePNG(pixels, width: width, height: height, channels: 3, to: path, compression: compression)
+            #expect(try PNGImage(contentsOf: path).pixels == pixels, "\(compression)")
+            sizes[compression] = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+        }
+        #expect(sizes[.fast]! > sizes[.balanced]!, "\(sizes)")
+        #expect(sizes[.small]! <= sizes[.balanced]!, "\(sizes)")
     }
 
     @Test("rows can arrive in several blocks")

@@ -57,6 +57,8 @@ struct BadInputTests {
         (["-o", "."], 73, "directory"),
         (["-o", "/dev/full"], 74, "no space left"),
         (["--band-height", "8", "-o", "/dev/full"], 74, "no space left"),
+        (["--color", "bw", "--format", "pbm", "--compression", "fast"], 64, "--compression sets how hard the PNG encoder works"),
+        (["--compression", "tiny"], 64, "--compression"),
         (["--band-height", "0"], 64, "--band-height must be a number of rows, 1 or more"),
         (["--band-height", "8", "--ownership-map", "m.png"], 64, "need the whole picture in memory"),
         (["--size", "20000", "--cost-map", "c.png"], 64, "need the whole picture in memory (without them, render streams it in bands)"),

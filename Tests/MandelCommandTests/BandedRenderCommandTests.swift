@@ -30,6 +30,8 @@ struct BandedRenderCommandTests {
         ["--julia", "-0.8,0.156", "--center", "0,0"],
         ["--preset", "benchmarks-game", "--size", "97", "--format", "pbm"],
         ["--color", "bw", "--format", "pbm", "--strategy", "pthread"],
+        ["--compression", "fast", "--strategy", "tasks"],
+        ["--compression", "small", "--color", "histogram"],
     ])
     func everyOption(options: [String]) throws {
         let folder = temporaryFolder()

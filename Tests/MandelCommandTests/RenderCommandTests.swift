@@ -40,6 +40,22 @@ struct RenderCommandTests {
         #expect(Set(pictures).count == 1)
     }
 
+    @Test("--compression trades time for size and never changes a pixel")
+    func compression() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var pictures: [[UInt8]] = [], sizes: [Int] = []
+        for compression in ["fast", "balanced", "small"] {
+            let result = try MandelProcess.run(
+                ["render", "--size", "160x120", "--compression", compression, "-o", "\(compression).png"], in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+            pictures.append(try PNGImage(contentsOf: "\(folder)/\(compression).png").pixels)
+            sizes.append(try FileManager.default.attributesOfItem(atPath: "\(folder)/\(compression).png")[.size] as! Int)
+        }
+        #expect(Set(pictures).count == 1)
+        #expect(sizes[0] > sizes[1] && sizes[2] <= sizes[1], "fast, balanced, small: \(sizes) bytes")
+    }
+
     @Test("--json prints one object with the documented keys")
     func json() throws {
         let folder = temporaryFolder()
