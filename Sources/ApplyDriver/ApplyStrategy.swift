@@ -23,15 +23,7 @@ public struct ApplyStrategy: RenderStrategy {
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         DispatchQueue(label: "mandel.apply", qos: .userInitiated).async {
             DispatchQueue.concurrentPerform(iterations: work.plan.workerCount) { worker in
-                if let tiles = work.plan.assignments?[worker] {
-                    for tile in tiles {
-                        guard work.renderTile(tile) else { break }
-                    }
-                } else {
-                    while let tile = work.nextTile() {
-                        guard work.renderTile(tile) else { break }
-                    }
-                }
+                work.renderShare(of: worker)
             }
             DispatchQueue.main.async(execute: completion)
         }

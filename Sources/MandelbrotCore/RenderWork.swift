@@ -134,6 +134,24 @@ public final class RenderWork: Sendable {
         return index < plan.tiles.count ? index : nil
     }
 
+    /// Renders worker `worker`'s share of the plan on the calling thread, then returns:
+    /// its fixed tiles in a static plan, or tiles from the shared counter in a dynamic one.
+    ///
+    /// The loop every thread-per-worker strategy runs (thread, apply, pthread).
+    /// It stops at the first cancelled tile, or as soon as `shouldContinue`
+    /// (a mechanism's own cancel state, such as `Thread.isCancelled`) says no.
+    public func renderShare(of worker: Int, while shouldContinue: () -> Bool = { true }) {
+        if let tiles = plan.assignments?[worker] {
+            for tile in tiles {
+                guard shouldContinue(), renderTile(tile) else { return }
+            }
+        } else {
+            while shouldContinue(), let tile = nextTile() {
+                guard renderTile(tile) else { return }
+            }
+        }
+    }
+
     /// Renders tile `index` into the canvas and records who did it and when.
     ///
     /// Checks for cancellation before every row, so even a tall band stops

@@ -24,17 +24,7 @@ public struct PThreadStrategy: RenderStrategy {
     /// Creates the worker threads and the joiner, and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         let workers = (0..<work.plan.workerCount).map { worker in
-            spawn(PThreadJob {
-                if let tiles = work.plan.assignments?[worker] {
-                    for tile in tiles {
-                        guard work.renderTile(tile) else { break }
-                    }
-                } else {
-                    while let tile = work.nextTile() {
-                        guard work.renderTile(tile) else { break }
-                    }
-                }
-            })
+            spawn(PThreadJob { work.renderShare(of: worker) })
         }
         _ = spawn(PThreadJob {
             for thread in workers { pthread_join(thread, nil) }

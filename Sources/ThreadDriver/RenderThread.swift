@@ -29,16 +29,8 @@ final class RenderThread: Thread {
     override func main() {
         // A name set before start() is lost on Linux, so the thread names itself.
         Thread.current.name = "mandel.worker.\(arguments.worker)"
-        let work = arguments.work
-        if let tiles = arguments.assignedTiles {
-            for tile in tiles {
-                guard !isCancelled, work.renderTile(tile) else { break }
-            }
-        } else {
-            while !isCancelled, let tile = work.nextTile() {
-                guard work.renderTile(tile) else { break }
-            }
-        }
+        // Between tiles the thread also honours its own cancel, as the seeds' threads do.
+        arguments.work.renderShare(of: arguments.worker) { !isCancelled }
         // The Swift analogue of performSelectorOnMainThread: the last thing this thread does.
         DispatchQueue.main.async(execute: arguments.exitOnMainQueue)
     }

@@ -29,7 +29,6 @@ public struct ThreadStrategy: RenderStrategy {
             RenderThread(arguments: WorkerArguments(
                 work: work,
                 worker: worker,
-                assignedTiles: work.plan.assignments?[worker],
                 exitOnMainQueue: { tally.threadFinished() }))
         }
         // A thread checks its own `isCancelled` between tiles; Ctrl-C sets it on all of them.

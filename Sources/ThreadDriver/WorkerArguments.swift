@@ -4,10 +4,8 @@ import MandelbrotCore
 struct WorkerArguments: Sendable {
     /// The render.
     let work: RenderWork
-    /// This worker's number, for its name.
+    /// This worker's number: its share of the plan, and its name.
     let worker: Int
-    /// The tiles of a static plan; nil to take tiles from the shared queue.
-    let assignedTiles: [Int]?
     /// Runs on the main queue after the thread has finished its share.
     let exitOnMainQueue: @Sendable () -> Void
 }
