@@ -3,7 +3,6 @@ import Dispatch
 import Foundation
 import ImageFiles
 import MandelbrotCore
-import WorkVisuals
 
 /// `mandel render`: one render with one strategy, written to a PNG, with its timing.
 struct RenderCommand: AsyncParsableCommand {
@@ -172,9 +171,13 @@ struct RenderSession {
         try opened { () throws(ImageFileError) in
             try extras.write(canvas: canvas, counts: counts, work: work, report: report, title: visualTitle(report))
         }
-        let summary = RenderSummary(
+        announce(RenderSummary(
             report: report, job: job, viewport: viewport, format: format.rawValue, writeSeconds: writeSeconds, output: output,
-            checksum: canvas.checksum, bandRows: nil)
+            checksum: canvas.checksum, bandRows: nil), interrupts: interrupts)
+    }
+
+    /// Prints the summary, and the note that SIGTERM's grace was enough to finish.
+    private func announce(_ summary: RenderSummary, interrupts: InterruptWatch) {
         print(json ? summary.json : summary.line)
         if interrupts.wasAskedToTerminate {
             printError("terminated: finished the render within the grace period and wrote \(output)")
@@ -213,24 +216,16 @@ struct RenderSession {
             printError(interrupts.stopMessage)
             throw ExitCode(interrupts.exitStatus)
         } catch let error as ImageFileError {
+            // The render has already stopped: it rethrows only once the band in flight is done.
             meter.finish()
-            cancellation.cancel()
             writer.discard()
             printError(error.description)
             throw ExitStatus.code(for: error)
         }
-        if let trace = extras.trace {
-            try opened { () throws(ImageFileError) in
-                try trace.write(Array(ChromeTrace.json(for: report, title: "mandel render: " + visualTitle(report))))
-            }
-        }
-        let summary = RenderSummary(
+        try opened { () throws(ImageFileError) in try extras.writeTrace(report: report, title: visualTitle(report)) }
+        announce(RenderSummary(
             report: report, job: job, viewport: viewport, format: format.rawValue, writeSeconds: writer.writeSeconds,
-            output: output, checksum: writer.checksum, bandRows: bandRows)
-        print(json ? summary.json : summary.line)
-        if interrupts.wasAskedToTerminate {
-            printError("terminated: finished the render within the grace period and wrote \(output)")
-        }
+            output: output, checksum: writer.checksum, bandRows: bandRows), interrupts: interrupts)
     }
 
     /// The first line of an ownership map's legend and a trace's name.

@@ -36,6 +36,11 @@ struct VisualOptions: ParsableArguments {
                 let grid = SampleGrid.of(work.job)
                 try PictureWriter.writePNG(CostMap.draw(counts: counts, grid: grid, kernel: work.job.kernel, julia: work.job.julia), to: costMap)
             }
+            try writeTrace(report: report, title: title)
+        }
+
+        /// Writes the trace, if one was asked for: the one output a banded render can make.
+        func writeTrace(report: RenderReport, title: String) throws(ImageFileError) {
             if let trace {
                 try trace.write(Array(ChromeTrace.json(for: report, title: "mandel render: " + title)))
             }
