@@ -4,9 +4,11 @@ public import MandelbrotCore
 ///
 /// A static plan adds one child task per worker. The `tiles` split adds one
 /// child task per tile, keeping at most `workers` in flight: each time a child
-/// finishes, the group adds the next. Cancelling the render cancels the task
-/// that owns the group, and with it every child; the completion is delivered
-/// on the main actor, whose executor is the main queue.
+/// finishes, the group adds the next. A cancelled render stops every child
+/// within a row (they check the flag), and the dynamic loop cancels the group
+/// (`cancelAll()`) as soon as it sees the flag, from inside the task: registering an outside handler after creating
+/// the task would race with a render that finishes first. The completion is
+/// delivered on the main actor, whose executor is the main queue.
 public struct TaskGroupStrategy: RenderStrategy {
     /// Creates the strategy.
     public init() {}
@@ -21,7 +23,7 @@ public struct TaskGroupStrategy: RenderStrategy {
 
     /// Starts the task that owns the group and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
-        let render = Task.detached(priority: .userInitiated) {
+        Task.detached(priority: .userInitiated) {
             await withTaskGroup(of: Void.self) { group in
                 if let assignments = work.plan.assignments {
                     for tiles in assignments {
@@ -33,7 +35,10 @@ public struct TaskGroupStrategy: RenderStrategy {
                     }
                 } else {
                     func addNextTile() {
-                        guard !Task.isCancelled, let tile = work.nextTile() else { return }
+                        guard !Task.isCancelled, let tile = work.nextTile() else {
+                            if work.isCancelled { group.cancelAll() }
+                            return
+                        }
                         group.addTask { work.renderTile(tile) }
                     }
                     for _ in 0..<work.plan.workerCount { addNextTile() }
@@ -42,6 +47,5 @@ public struct TaskGroupStrategy: RenderStrategy {
             }
             await MainActor.run { completion() }
         }
-        work.onCancel { render.cancel() }
     }
 }
