@@ -22,6 +22,6 @@ let package = Package(
             path: "Benchmarks/MandelBenchmarks",
             swiftSettings: [.unsafeFlags(["-Xcc", "-march=native"])],
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
+        )
     ]
 )

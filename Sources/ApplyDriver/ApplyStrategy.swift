@@ -1,20 +1,17 @@
 import Dispatch
 public import MandelbrotCore
 
-/// `DispatchQueue.concurrentPerform`, the seeds' `dispatch_apply`: a parallel for loop over the workers.
+/// `DispatchQueue.concurrentPerform` (`dispatch_apply` in C): a parallel for loop over the workers.
 ///
 /// `concurrentPerform` blocks its caller until every iteration has run, so it
 /// is called from a background queue and never from the main queue; the
 /// completion then hops to the main queue. Iteration w is worker w: a static
 /// plan's assignment, or tiles taken from the shared counter for `tiles`.
 public struct ApplyStrategy: RenderStrategy {
-    /// Creates the strategy.
     public init() {}
 
-    /// `apply`.
     public var name: String { "apply" }
 
-    /// One line for `mandel strategies`.
     public var summary: String {
         "DispatchQueue.concurrentPerform (dispatch_apply), one iteration per worker, called from a background queue; callback on the main queue."
     }

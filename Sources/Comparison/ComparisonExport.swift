@@ -92,14 +92,17 @@ public struct ComparisonExport: Encodable {
             verdict = comparison.verdict(of: result).description
         }
 
-        static let csvHeader = "strategy,median,min,max,mean,stddev,median_ci_low,median_ci_high,user,system,speedup,efficiency,imbalance,workers,threads_used,megapixels_per_second,iterations_per_second,checksum,verdict"
+        static let csvHeader =
+            "strategy,median,min,max,mean,stddev,median_ci_low,median_ci_high,user,system,speedup,efficiency,imbalance,workers,threads_used,megapixels_per_second,iterations_per_second,checksum,verdict"
 
         var csvLine: String {
             func number(_ value: Double?) -> String { value.map { String($0) } ?? "" }
-            return [strategy, number(median), number(min), number(max), number(mean), number(stddev),
-                    number(medianCI?[0]), number(medianCI?[1]), number(user), number(system), number(speedup),
-                    number(efficiency), number(imbalance), "\(workers)", "\(threadsUsed)", number(megapixelsPerSecond),
-                    number(iterationsPerSecond), checksum, verdict].joined(separator: ",")
+            return [
+                strategy, number(median), number(min), number(max), number(mean), number(stddev),
+                number(medianCI?[0]), number(medianCI?[1]), number(user), number(system), number(speedup),
+                number(efficiency), number(imbalance), "\(workers)", "\(threadsUsed)", number(megapixelsPerSecond),
+                number(iterationsPerSecond), checksum, verdict,
+            ].joined(separator: ",")
         }
     }
 
@@ -122,7 +125,9 @@ public struct ComparisonExport: Encodable {
     public let process: ProcessGrowth?
 
     /// The export of a `compare` run.
-    public init(compare comparison: StrategyComparison, workload: Workload, machine: MachineDescription, date: Date = Date()) {
+    public init(
+        compare comparison: StrategyComparison, workload: Workload, machine: MachineDescription, date: Date = Date()
+    ) {
         command = "compare"
         self.workload = workload
         self.machine = machine
@@ -133,8 +138,10 @@ public struct ComparisonExport: Encodable {
     }
 
     /// The export of a `sweep` run: each point's comparison, keyed by workers or tile.
-    public init(sweep: [(workers: Int?, tile: String?, comparison: StrategyComparison)], workload: Workload,
-                machine: MachineDescription, date: Date = Date()) {
+    public init(
+        sweep: [(workers: Int?, tile: String?, comparison: StrategyComparison)], workload: Workload,
+        machine: MachineDescription, date: Date = Date()
+    ) {
         command = "sweep"
         self.workload = workload
         self.machine = machine
@@ -142,8 +149,9 @@ public struct ComparisonExport: Encodable {
         results = []
         process = nil
         points = sweep.map { point in
-            Point(workers: point.workers, tile: point.tile,
-                  results: point.comparison.results.map { Row($0, in: point.comparison) })
+            Point(
+                workers: point.workers, tile: point.tile,
+                results: point.comparison.results.map { Row($0, in: point.comparison) })
         }
     }
 

@@ -19,7 +19,8 @@ public struct MachineDescription: Encodable, Sendable {
             .map { $0.dropFirst("PRETTY_NAME=".count).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
         os = [release ?? ProcessInfo.processInfo.operatingSystemVersionString, "Linux \(Self.kernelRelease)"]
             .joined(separator: ", ")
-        cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+        cpu =
+            (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
             .split(separator: "\n").first { $0.hasPrefix("model name") }
             .map { $0.split(separator: ":", maxSplits: 1).last!.trimmingCharacters(in: .whitespaces) } ?? "unknown"
         swift = Self.compilerVersion
@@ -32,13 +33,13 @@ public struct MachineDescription: Encodable, Sendable {
 
     private static var compilerVersion: String {
         #if compiler(>=6.4)
-        "6.4 or later"
+            "6.4 or later"
         #elseif compiler(>=6.3)
-        "6.3"
+            "6.3"
         #elseif compiler(>=6.2)
-        "6.2"
+            "6.2"
         #else
-        "6.1 or earlier"
+            "6.1 or earlier"
         #endif
     }
 }

@@ -32,7 +32,9 @@ public enum SVGChart {
         }
     }
 
-    static let palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f"]
+    static let palette = [
+        "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
+    ]
     static let width = 760.0, height = 440.0
     static let left = 80.0, right = 190.0, top = 56.0, bottom = 64.0
 
@@ -40,7 +42,8 @@ public enum SVGChart {
     public static func bars(title: String, subtitle: String, valueLabel: String, bars: [Bar]) -> String {
         // Room for the longest label at about 7 pixels a character.
         let left = max(Self.left, Double(bars.map(\.label.count).max() ?? 0) * 7 + 20)
-        let plotWidth = width - left - right, plotHeight = height - top - bottom
+        let plotWidth = width - left - right
+        let plotHeight = height - top - bottom
         let maximum = niceCeiling(bars.map(\.high).max() ?? 1)
         let slot = plotHeight / Double(max(bars.count, 1))
         var body = ""
@@ -55,14 +58,23 @@ public enum SVGChart {
             let color = palette[index % palette.count]
             body += #"<g class="series" data-name="\#(escape(bar.label))">"#
             let outline = bar.highlighted ? ##" stroke="#000" stroke-width="2""## : ""
-            body += #"<rect x="\#(left)" y="\#(y + slot * 0.2)" width="\#(bar.value / maximum * plotWidth)" height="\#(barHeight)" fill="\#(color)"\#(outline)><title>\#(escape(bar.label)): median \#(format(bar.value)), min \#(format(bar.low)), max \#(format(bar.high))</title></rect>"#
+            body +=
+                #"<rect x="\#(left)" y="\#(y + slot * 0.2)" width="\#(bar.value / maximum * plotWidth)" height="\#(barHeight)" fill="\#(color)"\#(outline)><title>\#(escape(bar.label)): median \#(format(bar.value)), min \#(format(bar.low)), max \#(format(bar.high))</title></rect>"#
             let middle = y + slot * 0.5
-            body += line(left + bar.low / maximum * plotWidth, middle, left + bar.high / maximum * plotWidth, middle, stroke: "#222")
-            body += line(left + bar.low / maximum * plotWidth, middle - 6, left + bar.low / maximum * plotWidth, middle + 6, stroke: "#222")
-            body += line(left + bar.high / maximum * plotWidth, middle - 6, left + bar.high / maximum * plotWidth, middle + 6, stroke: "#222")
+            body += line(
+                left + bar.low / maximum * plotWidth, middle, left + bar.high / maximum * plotWidth, middle,
+                stroke: "#222")
+            body += line(
+                left + bar.low / maximum * plotWidth, middle - 6, left + bar.low / maximum * plotWidth, middle + 6,
+                stroke: "#222")
+            body += line(
+                left + bar.high / maximum * plotWidth, middle - 6, left + bar.high / maximum * plotWidth, middle + 6,
+                stroke: "#222")
             body += "</g>"
             body += text(bar.label, x: left - 8, y: middle + 4, anchor: "end", size: 12)
-            body += text(format(bar.value) + (bar.highlighted ? "  fastest" : ""), x: left + bar.high / maximum * plotWidth + 8, y: middle + 4, anchor: "start", size: 11)
+            body += text(
+                format(bar.value) + (bar.highlighted ? "  fastest" : ""), x: left + bar.high / maximum * plotWidth + 8,
+                y: middle + 4, anchor: "start", size: 11)
         }
         body += line(left, top, left, top + plotHeight, stroke: "#333")
         body += line(left, top + plotHeight, left + plotWidth, top + plotHeight, stroke: "#333")
@@ -76,19 +88,23 @@ public enum SVGChart {
         title: String, subtitle: String, xLabel: String, yLabel: String, logarithmicX: Bool,
         logarithmicY: Bool = false, series: [Series]
     ) -> String {
-        let plotWidth = width - left - right, plotHeight = height - top - bottom
+        let plotWidth = width - left - right
+        let plotHeight = height - top - bottom
         let xs = series.flatMap { $0.points.map(\.x) }
-        let minX = xs.min() ?? 0, maxX = xs.max() ?? 1
+        let minX = xs.min() ?? 0
+        let maxX = xs.max() ?? 1
         let ys = series.flatMap { $0.points.map(\.y) }.filter { !logarithmicY || $0 > 0 }
         let maximumY = niceCeiling(ys.max() ?? 1)
         let minimumY = logarithmicY ? pow(10, floor(log10(ys.min() ?? 1))) : 0
         func xPosition(_ x: Double) -> Double {
             guard maxX > minX else { return left + plotWidth / 2 }
-            let fraction = logarithmicX ? (log2(x) - log2(minX)) / (log2(maxX) - log2(minX)) : (x - minX) / (maxX - minX)
+            let fraction =
+                logarithmicX ? (log2(x) - log2(minX)) / (log2(maxX) - log2(minX)) : (x - minX) / (maxX - minX)
             return left + fraction * plotWidth
         }
         func yPosition(_ y: Double) -> Double {
-            let fraction = logarithmicY
+            let fraction =
+                logarithmicY
                 ? (log10(Swift.max(y, minimumY)) - log10(minimumY)) / (log10(maximumY) - log10(minimumY))
                 : y / maximumY
             return top + plotHeight - fraction * plotHeight
@@ -110,16 +126,20 @@ public enum SVGChart {
             body += #"<g class="series" data-name="\#(escape(entry.name))">"#
             body += #"<polyline points="\#(path)" fill="none" stroke="\#(color)" stroke-width="2"/>"#
             for point in points {
-                body += #"<circle cx="\#(xPosition(point.x))" cy="\#(yPosition(point.y))" r="3.5" fill="\#(color)"><title>\#(escape(entry.name)): \#(format(point.y)) at \#(format(point.x))</title></circle>"#
+                body +=
+                    #"<circle cx="\#(xPosition(point.x))" cy="\#(yPosition(point.y))" r="3.5" fill="\#(color)"><title>\#(escape(entry.name)): \#(format(point.y)) at \#(format(point.x))</title></circle>"#
             }
             body += "</g>"
             legendEntries.append((entry.name, color))
         }
         body += line(left, top, left, top + plotHeight, stroke: "#333")
         body += line(left, top + plotHeight, left + plotWidth, top + plotHeight, stroke: "#333")
-        body += text(xLabel + (logarithmicX ? " (log scale)" : ""), x: left + plotWidth / 2, y: height - 18, anchor: "middle", size: 12)
+        body += text(
+            xLabel + (logarithmicX ? " (log scale)" : ""), x: left + plotWidth / 2, y: height - 18, anchor: "middle",
+            size: 12)
         let yTitle = yLabel + (logarithmicY ? " (log scale)" : "")
-        body += #"<text x="18" y="\#(top + plotHeight / 2)" font-size="12" text-anchor="middle" transform="rotate(-90 18 \#(top + plotHeight / 2))">\#(escape(yTitle))</text>"#
+        body +=
+            #"<text x="18" y="\#(top + plotHeight / 2)" font-size="12" text-anchor="middle" transform="rotate(-90 18 \#(top + plotHeight / 2))">\#(escape(yTitle))</text>"#
         body += legend(legendEntries)
         return document(title: title, subtitle: subtitle, body: body)
     }
@@ -187,6 +207,7 @@ public enum SVGChart {
     }
 
     static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e6 ? String(Int(value)) : String(format: value < 10 ? "%.2f" : "%.1f", value)
+        value == value.rounded() && abs(value) < 1e6
+            ? String(Int(value)) : String(format: value < 10 ? "%.2f" : "%.1f", value)
     }
 }

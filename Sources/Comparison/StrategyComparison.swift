@@ -4,10 +4,15 @@ public struct StrategyComparison: Sendable {
     public let results: [StrategyResult]
     /// Threads and memory after the warm-up and at the end, if measured.
     public let process: ProcessGrowth?
+    /// The name of the strategy that speedups are measured against.
+    public let baselineName: String
 
     /// Compares `results`; traps if there are none.
-    public init(process: ProcessGrowth? = nil, results: [StrategyResult]) {
+    ///
+    /// - Parameter baselineName: The strategy that speedups are measured against, if among the results.
+    public init(baselineName: String, process: ProcessGrowth? = nil, results: [StrategyResult]) {
         precondition(!results.isEmpty, "a comparison needs a result")
+        self.baselineName = baselineName
         self.results = results
         self.process = process
     }
@@ -15,10 +20,13 @@ public struct StrategyComparison: Sendable {
     /// The strategy with the smallest median wall time.
     public var fastest: StrategyResult { results.min { $0.wall.median < $1.wall.median }! }
 
-    /// The `serial` result, the baseline of speedups, if it was measured.
-    public var baseline: StrategyResult? { results.first { $0.strategy == "serial" } }
+    /// Whether there are runs enough to call one strategy the fastest.
+    public var hasVerdicts: Bool { results.allSatisfy { $0.wall.medianInterval != nil } }
 
-    /// The serial median over this strategy's median, or nil without a serial run.
+    /// The baseline's result, if it was measured.
+    public var baseline: StrategyResult? { results.first { $0.strategy == baselineName } }
+
+    /// The baseline's median over this strategy's median, or nil without a baseline.
     public func speedup(of result: StrategyResult) -> Double? {
         baseline.map { $0.wall.median / result.wall.median }
     }
@@ -28,8 +36,10 @@ public struct StrategyComparison: Sendable {
         speedup(of: result).map { $0 / Double(result.workers) }
     }
 
-    /// Whether the result is faster than, or the same as, the fastest within the noise.
+    /// Whether the result is the fastest, the same as it within the noise, or slower;
+    /// ``Verdict/tooFewRuns`` for every result when any has too few runs to tell.
     public func verdict(of result: StrategyResult) -> Verdict {
+        guard hasVerdicts else { return .tooFewRuns }
         let fastest = self.fastest
         return Verdict(result.wall, against: fastest.wall, isFastest: result.strategy == fastest.strategy)
     }

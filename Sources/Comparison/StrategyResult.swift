@@ -8,7 +8,7 @@ public struct StrategyResult: Sendable {
     public let userSeconds: Double
     /// Mean kernel-mode CPU seconds per run.
     public let systemSeconds: Double
-    /// How many workers ran at once (1 for serial).
+    /// How many workers ran at once (1 for the baseline).
     public let workers: Int
     /// The most distinct threads any run used.
     public let threadsUsed: Int
@@ -45,8 +45,5 @@ public struct StrategyResult: Sendable {
     public var iterationsPerSecond: Double { Double(iterations) / wall.median }
 
     /// The checksum as 16 hex digits.
-    public var checksumText: String {
-        let hex = String(checksum, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
-    }
+    public var checksumText: String { NumberFormat.checksum(checksum) }
 }

@@ -1,4 +1,4 @@
-import Glibc
+import Platform
 
 /// Writes a binary PBM (`P4`) bitmap row by row: the format of the Benchmarks Game "mandelbrot" task.
 ///
@@ -40,6 +40,6 @@ public final class PBMWriter {
     }
 
     private static func failure(_ output: OutputFile) -> ImageFileError {
-        .writeFailed(path: output.path, reason: errno == ENOSPC ? "no space left on the device" : String(cString: strerror(errno)))
+        output.writeFailure(errno: errno)
     }
 }

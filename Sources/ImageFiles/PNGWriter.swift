@@ -1,5 +1,5 @@
-import Foundation
 import PNGShim
+import Platform
 
 /// Writes an 8-bit gray or RGB PNG row by row through libpng, with text chunks saying how it was made.
 public final class PNGWriter {
@@ -58,6 +58,7 @@ public final class PNGWriter {
     /// - Throws: ``ImageFileError/writeFailed(path:reason:)``.
     public func write(rows: UnsafeBufferPointer<UInt8>, count: Int) throws(ImageFileError) {
         precondition(rows.count >= count * bytesPerRow, "fewer bytes than rows")
+        errno = 0
         guard mandel_png_writer_write_rows(writer, rows.baseAddress, bytesPerRow, UInt32(count)) == 0 else {
             throw failure()
         }
@@ -67,12 +68,15 @@ public final class PNGWriter {
     ///
     /// - Throws: ``ImageFileError/writeFailed(path:reason:)``.
     public func finish() throws(ImageFileError) {
+        errno = 0
         guard mandel_png_writer_finish(writer) == 0 else { throw failure() }
     }
 
+    /// The failure's real cause when the system gave one (a full disk, a closed pipe), otherwise libpng's words.
     private func failure() -> ImageFileError {
-        let reason = String(cString: mandel_png_writer_error(writer))
-        return .writeFailed(path: output.path, reason: errno == ENOSPC ? "no space left on the device" : reason)
+        errno != 0
+            ? output.writeFailure(errno: errno)
+            : .writeFailed(path: output.path, reason: String(cString: mandel_png_writer_error(writer)))
     }
 }
 

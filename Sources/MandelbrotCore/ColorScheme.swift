@@ -1,6 +1,6 @@
 /// How escape counts become pixel values.
 public enum ColorScheme: String, Sendable, CaseIterable {
-    /// The seeds' picture: the set black (0), everything else white (255); 8-bit grayscale.
+    /// The book's picture: the set black (0), everything else white (255); 8-bit grayscale.
     case bw
     /// Gray levels: the set black, fast escapes white, slower escapes darker; 8-bit grayscale.
     case gray

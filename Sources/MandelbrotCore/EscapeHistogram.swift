@@ -59,7 +59,8 @@ public final class EscapeHistogram: @unchecked Sendable {
 
     /// Adds the escaped samples of one row segment (those with a count below `limit`) to `batch`,
     /// shipping it to the merge queue when it is full.
-    func add(counts: UnsafePointer<UInt32>, values: UnsafePointer<Float>, count: Int, limit: Int, to batch: inout Batch) {
+    func add(counts: UnsafePointer<UInt32>, values: UnsafePointer<Float>, count: Int, limit: Int, to batch: inout Batch)
+    {
         let limit = UInt32(limit)
         for index in 0..<count where counts[index] < limit {
             batch.bins.append(UInt32(bin(of: values[index])))

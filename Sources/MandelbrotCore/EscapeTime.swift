@@ -26,11 +26,15 @@ public enum EscapeTime {
     ///   - imaginary: The imaginary part of c.
     ///   - limit: The iteration limit; traps unless positive.
     @inlinable
-    public static func count(startReal: Double, startImaginary: Double, real: Double, imaginary: Double, limit: Int) -> Int {
+    public static func count(
+        startReal: Double, startImaginary: Double, real: Double, imaginary: Double, limit: Int
+    ) -> Int {
         precondition(limit > 0, "the iteration limit must be positive")
-        var zr = startReal, zi = startImaginary
+        var zr = startReal
+        var zi = startImaginary
         for step in 0..<limit {
-            let zr2 = zr * zr, zi2 = zi * zi
+            let zr2 = zr * zr
+            let zi2 = zi * zi
             if zr2 + zi2 > 4 { return step }
             // Separate multiplies and adds: Swift never fuses them into FMA,
             // and every kernel must round exactly as this one does.

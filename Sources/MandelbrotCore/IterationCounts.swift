@@ -11,13 +11,15 @@ public final class IterationCounts: @unchecked Sendable {
     let storage: UnsafeMutableBufferPointer<UInt32>
 
     /// Allocates a zero-filled grid.
-    public init(size: ImageSize) {
+    ///
+    /// - Throws: ``RenderFailure/outOfMemory(bytes:purpose:available:)`` if the memory cannot be had.
+    public init(size: ImageSize) throws(RenderFailure) {
         self.size = size
-        storage = .allocate(capacity: size.pixelCount)
-        storage.initialize(repeating: 0)
+        storage = try FallibleAllocation.zeroed(
+            UInt32.self, count: size.pixelCount, for: "the escape counts of a \(size) picture")
     }
 
-    deinit { storage.deallocate() }
+    deinit { FallibleAllocation.release(storage) }
 
     /// The escape count of pixel (x, y).
     public subscript(x: Int, y: Int) -> UInt32 {

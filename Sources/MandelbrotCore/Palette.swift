@@ -39,12 +39,14 @@ public struct Palette: Sendable {
         Palette(stops: stops, cycle: cycle, offset: offset)
     }
 
-    /// Colours spread evenly over the cycle, in order: the form `--palette '#000764,#ffaa00'` takes.
+    /// Colours spread evenly over the cycle, in order.
     public init(evenlySpaced colors: [(red: UInt8, green: UInt8, blue: UInt8)], cycle: Double = 64) {
         precondition(!colors.isEmpty, "a palette needs at least one colour")
         self.init(
             stops: colors.enumerated().map { index, color in
-                Stop(position: Double(index) / Double(colors.count), red: color.red, green: color.green, blue: color.blue)
+                Stop(
+                    position: Double(index) / Double(colors.count), red: color.red, green: color.green, blue: color.blue
+                )
             },
             cycle: cycle)
     }
@@ -76,7 +78,9 @@ public struct Palette: Sendable {
 
     /// The colour at `position` cycles into the palette, after its offset (only the fraction counts).
     public func color(at position: Double) -> (red: UInt8, green: UInt8, blue: UInt8) {
-        var t = position + offset
+        // A position too large to keep its fraction (or not a number at all) has no place
+        // in the cycle; the start stands in for it rather than a conversion trapping below.
+        var t = position.isFinite ? position + offset : offset
         t -= t.rounded(.down)
         // Find the stops around t, wrapping past the last one.
         var upper = stops.firstIndex { $0.position > t } ?? stops.count
@@ -98,6 +102,9 @@ public struct Palette: Sendable {
         func blend(_ a: UInt8, _ b: UInt8) -> UInt8 {
             UInt8((Double(a) + (Double(b) - Double(a)) * mix).rounded())
         }
-        return (blend(lowerStop.red, upperStop.red), blend(lowerStop.green, upperStop.green), blend(lowerStop.blue, upperStop.blue))
+        return (
+            blend(lowerStop.red, upperStop.red), blend(lowerStop.green, upperStop.green),
+            blend(lowerStop.blue, upperStop.blue)
+        )
     }
 }

@@ -1,6 +1,6 @@
-/// Reads what `--palette` takes: a palette's name, or a list of hex colours.
+/// Reads a palette from text: a palette's name, or a list of hex colours.
 public enum PaletteSpecification {
-    /// Why a `--palette` value was refused.
+    /// Why a text was refused.
     public struct Invalid: Error, Equatable, CustomStringConvertible {
         /// One line naming what was wrong and what is allowed.
         public let description: String
@@ -13,7 +13,9 @@ public enum PaletteSpecification {
         if let palette = Palette.named(text) { return palette }
         guard text.contains("#") || text.contains(",") else {
             let names = Palette.named.map(\.name).joined(separator: ", ")
-            throw Invalid(description: "unknown palette '\(text)'; choose from \(names), or give hex colours such as '#000764,#ffaa00'")
+            throw Invalid(
+                description:
+                    "unknown palette '\(text)'; choose from \(names), or give hex colours such as '#000764,#ffaa00'")
         }
         let parts = text.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingWhitespace() }
         var colors: [(red: UInt8, green: UInt8, blue: UInt8)] = []
@@ -31,7 +33,9 @@ public enum PaletteSpecification {
 
     static func hexColor(_ text: Substring) -> (red: UInt8, green: UInt8, blue: UInt8)? {
         let digits = text.dropFirst()
-        guard text.first == "#", digits.count == 6, digits.allSatisfy(\.isHexDigit), let value = UInt32(digits, radix: 16) else {
+        guard text.first == "#", digits.count == 6, digits.allSatisfy(\.isHexDigit),
+            let value = UInt32(digits, radix: 16)
+        else {
             return nil
         }
         return (UInt8(value >> 16 & 0xff), UInt8(value >> 8 & 0xff), UInt8(value & 0xff))

@@ -20,15 +20,17 @@ public final class PixelBuffer: @unchecked Sendable {
     /// - Parameters:
     ///   - size: The image size.
     ///   - channels: 1 for gray or 3 for RGB; traps otherwise.
-    public init(size: ImageSize, channels: Int) {
+    /// - Throws: ``RenderFailure/outOfMemory(bytes:purpose:available:)`` if the memory cannot be had.
+    public init(size: ImageSize, channels: Int) throws(RenderFailure) {
         precondition(channels == 1 || channels == 3, "a pixel has 1 or 3 channels")
+        let (bytes, overflow) = size.pixelCount.multipliedReportingOverflow(by: channels)
+        guard !overflow else { throw .outOfMemory(bytes: .max, purpose: "a \(size) picture", available: nil) }
         self.size = size
         self.channels = channels
-        self.storage = .allocate(capacity: size.pixelCount * channels)
-        storage.initialize(repeating: 0)
+        storage = try FallibleAllocation.zeroed(UInt8.self, count: bytes, for: "a \(size) picture")
     }
 
-    deinit { storage.deallocate() }
+    deinit { FallibleAllocation.release(storage) }
 
     /// Bytes in one row.
     public var bytesPerRow: Int { size.width * channels }
@@ -50,6 +52,13 @@ public final class PixelBuffer: @unchecked Sendable {
         var checksum = PixelChecksum()
         checksum.add(UnsafeBufferPointer(storage))
         return checksum.value
+    }
+
+    /// The first `rows` rows, for a reader such as an encoder.
+    public func withRows<Result>(_ rows: Int, _ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result
+    {
+        precondition(rows >= 0 && rows <= size.height, "rows outside the buffer")
+        return try body(UnsafeBufferPointer(start: storage.baseAddress, count: rows * bytesPerRow))
     }
 
     /// A pointer to the first byte of row `y`, column `x`.

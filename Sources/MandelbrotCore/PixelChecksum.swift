@@ -29,7 +29,9 @@ public struct PixelChecksum: Sendable {
         let raw = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[index...])
         let words = raw.count / 8
         for word in 0..<words {
-            hash = (hash ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self))) &* Self.prime
+            hash =
+                (hash ^ UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: word * 8, as: UInt64.self)))
+                &* Self.prime
         }
         for byte in raw[(words * 8)...] {
             pending |= UInt64(byte) << (8 * UInt64(pendingCount))

@@ -37,7 +37,7 @@ public struct RenderJob: Sendable {
     public init(
         size: ImageSize, region: Region = .view(.whole), iterations: Int = 256,
         colorScheme: ColorScheme = .smooth, palette: Palette = .classic,
-        split: WorkSplit = .tiles, tileSize: TileSize = .standard, workers: Int = 1,
+        split: WorkSplit = .tiles, tileSize: TileSize = .standardTile, workers: Int = 1,
         kernel: IterationKernel = .simd, julia: JuliaConstant? = nil, supersampling: Int = 1
     ) {
         precondition(supersampling >= 1, "supersampling takes at least one sample per pixel")
@@ -56,9 +56,22 @@ public struct RenderJob: Sendable {
         self.supersampling = supersampling
     }
 
-    /// How many times a strategy runs over the plan: 2 for histogram colouring
-    /// (count, then colour), otherwise 1. Tile progress counts the tiles of every pass.
-    public var passes: Int { colorScheme == .histogram ? 2 : 1 }
+    /// The passes a strategy runs over the plan, in order: histogram colouring counts
+    /// first and colours second; every other colouring colours in one pass.
+    public var passes: [RenderPass] { colorScheme == .histogram ? [.counting, .coloring] : [.coloring] }
+
+    /// The plan of this job for a picture cut into bands of `bandHeight` rows (whole by default).
+    public func plan(bandHeight: Int? = nil) -> WorkPlan {
+        WorkPlan(size: size, split: split, workers: workers, tileSize: tileSize, bandHeight: bandHeight)
+    }
+
+    /// How the work is split, in words: `tiles 64x64`, `rows` or `bands`.
+    public var splitLabel: String { split == .tiles ? "tiles \(tileSize)" : split.rawValue }
+
+    /// Whether this job draws the Benchmarks Game's fixed region.
+    public var isBenchmarksGame: Bool {
+        if case .benchmarksGame = region { true } else { false }
+    }
 
     /// The limit the kernel runs to. The Benchmarks Game checks the radius
     /// once more after its last iteration, which is the same as one more step
@@ -74,8 +87,25 @@ public struct RenderJob: Sendable {
     func makeSampleGrid() -> SampleGrid {
         switch region {
         case .view(let viewport):
-            SampleGrid(size: ImageSize(width: size.width * supersampling, height: size.height * supersampling), viewport: viewport)
+            SampleGrid(
+                size: ImageSize(width: size.width * supersampling, height: size.height * supersampling),
+                viewport: viewport)
         case .benchmarksGame: SampleGrid(benchmarksGameSide: size.width)
         }
+    }
+}
+
+extension RenderJob {
+    /// Rows per band for this job's picture: nil (render it whole) when its pixels fit in
+    /// `wholePictureBytes`; otherwise at least `minimumBands` bands of at most `bandBytes`
+    /// each, cut at whole rows of tiles so that no band ends in a strip of short tiles.
+    public func standardBandHeight(wholePictureBytes: Int, bandBytes: Int, minimumBands: Int) -> Int? {
+        let rowBytes = size.width * colorScheme.channels
+        let (pictureBytes, overflow) = rowBytes.multipliedReportingOverflow(by: size.height)
+        guard overflow || pictureBytes > wholePictureBytes else { return nil }
+        let rowsForMinimumBands = (size.height + minimumBands - 1) / minimumBands
+        var rows = max(1, min(bandBytes / rowBytes, rowsForMinimumBands))
+        if split == .tiles, rows >= tileSize.height { rows -= rows % tileSize.height }
+        return rows
     }
 }

@@ -1,29 +1,28 @@
-/// The measurements of one finished (or cancelled) render.
+public import Platform
+
+/// The measurements of one render.
 public struct RenderReport: Sendable {
     /// The strategy's name.
     public let strategy: String
-    /// Seconds from the strategy's start call to its completion on the main queue.
+    /// Seconds from the first pass's start call to the last pass's completion on the main queue.
     public let wallSeconds: Double
-    /// Processor time the whole process used meanwhile.
+    /// Processor time the process used meanwhile, less what the band sink used.
     public let cpu: CPUTime
-    /// Whether the render stopped before every tile was finished.
-    public let wasCancelled: Bool
-    /// One record per tile of the plan: the pass that wrote the pixels.
+    /// The colouring pass: one record per tile for a picture rendered whole,
+    /// one per band and worker for a picture rendered in bands.
     public let tiles: [TileRecord]
-    /// Histogram colouring's first pass, which only counted: one record per tile; empty otherwise.
+    /// Histogram colouring's counting pass, recorded the same way; empty otherwise.
     public let countingTiles: [TileRecord]
     /// How many workers the plan kept busy.
     public let plannedWorkers: Int
 
-    /// Creates a report.
     public init(
-        strategy: String, wallSeconds: Double, cpu: CPUTime, wasCancelled: Bool,
-        tiles: [TileRecord], countingTiles: [TileRecord] = [], plannedWorkers: Int
+        strategy: String, wallSeconds: Double, cpu: CPUTime, tiles: [TileRecord], countingTiles: [TileRecord] = [],
+        plannedWorkers: Int
     ) {
         self.strategy = strategy
         self.wallSeconds = wallSeconds
         self.cpu = cpu
-        self.wasCancelled = wasCancelled
         self.tiles = tiles
         self.countingTiles = countingTiles
         self.plannedWorkers = plannedWorkers
@@ -55,4 +54,13 @@ public struct RenderReport: Sendable {
         guard mean > 0, let busiest = busy.max() else { return 1 }
         return busiest / mean
     }
+}
+
+/// Thrown when a render stopped because its cancel flag was set.
+public struct RenderCancelled: Error {
+    /// What was done before it stopped: for a picture rendered whole, a record for every
+    /// tile (unfinished ones have no worker); otherwise the bands handed over.
+    public let report: RenderReport
+
+    public init(report: RenderReport) { self.report = report }
 }

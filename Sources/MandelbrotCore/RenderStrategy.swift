@@ -2,27 +2,35 @@
 ///
 /// A strategy decides only which thread renders which tile; the pixels come
 /// from ``RenderWork/renderTile(_:)`` whoever calls it, so every strategy
-/// produces the same image.
+/// produces the same picture.
 public protocol RenderStrategy: Sendable {
-    /// The name used on the command line (`serial`, `thread`, `operation`, `gcd`, …).
+    /// The strategy's name (`serial`, `thread`, `operation`, `gcd`, …), as users type it.
     var name: String { get }
-    /// One line on how the strategy works, for `mandel strategies`.
+    /// One line on how the strategy works.
     var summary: String { get }
 
     /// Starts rendering every tile of `work` and returns without waiting
     /// (except the `serial` baseline, which works on the calling thread).
     ///
-    /// Implementations must follow the plan (a static plan's assignments, or
-    /// ``RenderWork/nextTile()`` for a dynamic one), stop taking tiles once
-    /// ``RenderWork/isCancelled`` is set, and call `completion` exactly once,
-    /// **on the main queue**, after every worker's last write to the canvas.
+    /// Implementations must follow the plan (``WorkPlan/tiles(of:)`` for a
+    /// static plan, ``RenderWork/nextTile()`` for a dynamic one), stop taking
+    /// tiles once ``RenderWork/isCancelled`` is set, report a thread that will
+    /// not start with ``RenderWork/reportFailure(_:)``, and call `completion`
+    /// exactly once, **on the main queue**, after every worker's last tile.
     func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void)
 
     /// How many workers run `plan` at once; the plan's worker count unless the strategy ignores it.
     func concurrentWorkers(for plan: WorkPlan) -> Int
+
+    /// How many threads the strategy starts (or makes a pool start) for `plan`: what the
+    /// process must be allowed to create before the render begins.
+    func threadsStarted(for plan: WorkPlan) -> Int
 }
 
 extension RenderStrategy {
     /// The plan's worker count.
     public func concurrentWorkers(for plan: WorkPlan) -> Int { plan.workerCount }
+
+    /// One thread per worker.
+    public func threadsStarted(for plan: WorkPlan) -> Int { plan.workerCount }
 }

@@ -31,10 +31,9 @@ public struct SampleGrid: Sendable {
         /// The imaginary part of row `y`'s samples.
         public subscript(y: Int) -> Double {
             precondition(y >= 0 && y < endIndex, "row outside the grid")
-            // The order of operations is the documented convention; tests and
-            // other tools recompute it the same way, so keep it literal.
             switch formula {
-            case .view(let center, let halfHeight, let spacing): return center - (Double(y) + 0.5 - halfHeight) * spacing
+            case .view(let center, let halfHeight, let spacing):
+                return SampleGrid.imaginaryPart(row: y, center: center, halfHeight: halfHeight, spacing: spacing)
             case .benchmarksGame(let n): return 2 * Double(y) / n - 1
             }
         }
@@ -46,7 +45,7 @@ public struct SampleGrid: Sendable {
         let halfWidth = Double(size.width) / 2
         self.size = size
         self.realParts = (0..<size.width).map { x in
-            viewport.centerReal + (Double(x) + 0.5 - halfWidth) * spacing
+            Self.realPart(column: x, center: viewport.centerReal, halfWidth: halfWidth, spacing: spacing)
         }
         self.imaginaryParts = ImaginaryParts(
             formula: .view(center: viewport.centerImaginary, halfHeight: Double(size.height) / 2, spacing: spacing),
@@ -64,4 +63,15 @@ public struct SampleGrid: Sendable {
 
     /// The grid a job samples.
     public static func of(_ job: RenderJob) -> SampleGrid { job.makeSampleGrid() }
+
+    // The order of operations is the documented convention (see ``Viewport``); tests
+    // and other tools recompute it the same way, so keep it literal.
+
+    static func realPart(column x: Int, center: Double, halfWidth: Double, spacing: Double) -> Double {
+        center + (Double(x) + 0.5 - halfWidth) * spacing
+    }
+
+    static func imaginaryPart(row y: Int, center: Double, halfHeight: Double, spacing: Double) -> Double {
+        center - (Double(y) + 0.5 - halfHeight) * spacing
+    }
 }

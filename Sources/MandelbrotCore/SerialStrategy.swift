@@ -2,23 +2,23 @@ import Dispatch
 
 /// The baseline: every tile in order on the calling thread, with no other threads.
 public struct SerialStrategy: RenderStrategy {
-    /// Creates the strategy.
     public init() {}
 
-    /// `serial`.
     public var name: String { "serial" }
 
-    /// One line for `mandel strategies`.
     public var summary: String {
-        "Baseline: every tile in turn on the calling thread, no extra threads (ignores --workers)."
+        "Baseline: every tile in turn on the calling thread, no other threads (one worker, whatever the worker count)."
     }
 
     /// One: the calling thread.
     public func concurrentWorkers(for plan: WorkPlan) -> Int { 1 }
 
+    /// None: the calling thread does the work.
+    public func threadsStarted(for plan: WorkPlan) -> Int { 0 }
+
     /// Renders every tile before returning, then calls `completion` on the main queue.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
-        for index in work.plan.tiles.indices {
+        for index in 0..<work.plan.tileCount {
             guard work.renderTile(index) else { break }
         }
         DispatchQueue.main.async(execute: completion)

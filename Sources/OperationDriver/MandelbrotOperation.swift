@@ -1,31 +1,47 @@
 public import Foundation
 public import MandelbrotCore
 
-/// Renders a fixed list of tiles: the seeds' `MandelbrotOperation`, configured once in its initialiser.
+/// Renders one tile, or one worker's share of a static plan: the book's `MandelbrotOperation`,
+/// configured once in its initialiser.
 public final class MandelbrotOperation: Operation, @unchecked Sendable {
     // @unchecked: Operation is a class with mutable state of its own, made
     // thread-safe by Foundation; the properties added here are immutable.
 
+    /// What an operation renders.
+    public enum Tiles: Sendable {
+        /// The next free tile of a dynamic plan, taken when the operation runs.
+        case next
+        /// A worker's tiles of a static plan, in order.
+        case share(WorkerTiles)
+    }
+
     /// The render the tiles belong to.
     public let work: RenderWork
-    /// The tiles this operation renders, in order.
-    public let tiles: [Int]
+    /// The tiles this operation renders.
+    public let tiles: Tiles
 
     /// Creates an operation for `tiles` of `work`.
-    public init(work: RenderWork, tiles: [Int]) {
+    public init(work: RenderWork, tiles: Tiles) {
         self.work = work
         self.tiles = tiles
         super.init()
-        name = "mandel.tiles.\(tiles.first ?? 0)"
     }
+
+    /// Whether a `.next` operation found a tile to render (read after it has finished).
+    public private(set) var foundTile = false
 
     /// Renders the tiles unless cancelled; checks before starting and between tiles.
     public override func main() {
         guard !isCancelled else { return }
-        for tile in tiles {
-            // The tile's record is its "publication": renderTile writes it only
-            // for a finished tile, and only if the render is still wanted.
-            guard !isCancelled, work.renderTile(tile) else { return }
+        switch tiles {
+        case .next:
+            guard let tile = work.nextTile() else { return }
+            foundTile = true
+            work.renderTile(tile)
+        case .share(let share):
+            for tile in share {
+                guard !isCancelled, work.renderTile(tile) else { return }
+            }
         }
     }
 }

@@ -2,44 +2,80 @@ import Foundation
 public import MandelbrotCore
 import Synchronization
 
-/// `MandelbrotOperation`s on an `OperationQueue`: the seeds' second way.
+/// `MandelbrotOperation`s on an `OperationQueue`: the second of the book's three ways.
 ///
 /// A static plan makes one operation per worker; the `tiles` split makes one
-/// operation per tile. The queue's `maxConcurrentOperationCount` is the
-/// worker count (1 is the seeds' serial queue). As in the seeds, the end is
-/// announced by a notification observed on `OperationQueue.main`: every
-/// operation's completion block counts down, and the last one posts it.
+/// operation per tile, which takes the next free tile when it runs. The
+/// queue's `maxConcurrentOperationCount` is the worker count (1 is the book's
+/// serial queue). Tile operations are queued a window at a time: each
+/// finished operation's completion block queues a successor, so the queue
+/// never holds more than twice the workers, however many tiles the picture has. As in the book, the end is announced by a
+/// notification observed on `OperationQueue.main`, posted by the completion
+/// block of the last operation to finish.
 ///
 /// (A final operation that depends on all the others is the other classic
 /// way, but corelibs Foundation handles a large dependency list in superlinear
 /// time: with 60,000 tile operations it alone added 1.5 s.)
 public struct OperationStrategy: RenderStrategy {
-    /// Creates the strategy.
     public init() {}
 
-    /// `operation`.
     public var name: String { "operation" }
 
-    /// One line for `mandel strategies`.
     public var summary: String {
         "MandelbrotOperation subclasses on an OperationQueue (max concurrency = workers); the last to finish posts a notification observed on the main queue."
     }
 
-    /// Queues the operations and returns.
+    /// Queues the first operations and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         let queue = OperationQueue()
         queue.name = "mandel.operations"
         queue.maxConcurrentOperationCount = work.plan.workerCount
-        let tileGroups = work.plan.assignments ?? work.plan.tiles.indices.map { [$0] }
-        let render = RenderCompletion(operationCount: tileGroups.count, completion: completion)
-        let operations = tileGroups.map { tiles in
+        let feed = OperationFeed(work: work, queue: queue, completion: RenderCompletion(completion: completion))
+        work.onCancel { queue.cancelAllOperations() }
+        if work.plan.isDynamic {
+            feed.queue(Array(repeating: .next, count: 2 * work.plan.workerCount))
+        } else {
+            feed.queue((0..<work.plan.workerCount).map { .share(work.plan.tiles(of: $0)) })
+        }
+        feed.finishedQueueing()
+    }
+}
+
+/// Queues a render's operations and counts the ones not yet finished.
+final class OperationFeed: Sendable {
+    private let queue: OperationQueue
+    private let work: RenderWork
+    private let completion: RenderCompletion
+    /// Operations queued and not yet finished, plus one while the first ones are being queued.
+    private let outstanding = Atomic<Int>(1)
+
+    init(work: RenderWork, queue: OperationQueue, completion: RenderCompletion) {
+        self.work = work
+        self.queue = queue
+        self.completion = completion
+    }
+
+    func queue(_ tiles: [MandelbrotOperation.Tiles]) {
+        let operations = tiles.map { tiles in
             let operation = MandelbrotOperation(work: work, tiles: tiles)
-            // Runs once the operation is finished, whether it ran or was cancelled.
-            operation.completionBlock = { render.operationFinished() }
+            // Runs once the operation is finished, whether it ran or was cancelled. An operation
+            // that found a tile queues a successor; the first to find none ends the chain.
+            operation.completionBlock = { [unowned operation] in
+                if operation.foundTile && !self.work.isCancelled { self.queue([.next]) }
+                self.operationFinished()
+            }
             return operation
         }
-        work.onCancel { queue.cancelAllOperations() }
+        outstanding.add(operations.count, ordering: .relaxed)
         queue.addOperations(operations, waitUntilFinished: false)
+    }
+
+    /// Called once the first operations are queued.
+    func finishedQueueing() { operationFinished() }
+
+    private func operationFinished() {
+        // The successor (if any) is counted before this operation is, so the count reaches zero only at the end.
+        if outstanding.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { completion.post() }
     }
 }
 
@@ -48,13 +84,11 @@ extension Notification.Name {
     static let mandelbrotRenderDidFinish = Notification.Name("MandelbrotRenderDidFinish")
 }
 
-/// Counts finished operations; the last one posts the notification that completes the render.
+/// The notification that completes a render, and the observer on the main queue that receives it.
 final class RenderCompletion: Sendable {
-    private let remaining: Atomic<Int>
     private let observation = ObservationToken()
 
-    init(operationCount: Int, completion: @escaping @Sendable () -> Void) {
-        remaining = Atomic(operationCount)
+    init(completion: @escaping @Sendable () -> Void) {
         let observation = self.observation
         observation.token = NotificationCenter.default.addObserver(
             forName: .mandelbrotRenderDidFinish, object: self, queue: .main
@@ -66,12 +100,10 @@ final class RenderCompletion: Sendable {
         }
     }
 
-    /// Called from each operation's completion block, on whatever thread finished it.
-    func operationFinished() {
-        if remaining.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
-            // Waits until the observer has run on the main queue; the main queue never waits for workers.
-            NotificationCenter.default.post(name: .mandelbrotRenderDidFinish, object: self)
-        }
+    /// Posts the notification; called once, from the completion block of the last operation.
+    func post() {
+        // Waits until the observer has run on the main queue; the main queue never waits for workers.
+        NotificationCenter.default.post(name: .mandelbrotRenderDidFinish, object: self)
     }
 }
 

@@ -1,35 +1,45 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 public import MandelbrotCore
+import Platform
 
 /// POSIX threads created directly with `pthread_create` and joined with
 /// `pthread_join`: no Foundation, no pool. The floor under every other mechanism.
 ///
 /// The main queue must never block, so a joiner thread waits for the workers
-/// and then hands the completion to the main queue.
+/// and then hands the completion to the main queue. A thread the system will
+/// not start is reported to the render, which then stops the others.
 public struct PThreadStrategy: RenderStrategy {
-    /// Creates the strategy.
     public init() {}
 
-    /// `pthread`.
     public var name: String { "pthread" }
 
-    /// One line for `mandel strategies`.
     public var summary: String {
         "Raw POSIX threads (pthread_create / pthread_join), no Foundation; a joiner thread hands the completion to the main queue."
     }
 
+    /// The workers and the joiner.
+    public func threadsStarted(for plan: WorkPlan) -> Int { plan.workerCount + 1 }
+
     /// Creates the worker threads and the joiner, and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
-        let workers = (0..<work.plan.workerCount).map { worker in
-            spawn(PThreadJob { work.renderShare(of: worker) })
+        var workers: [pthread_t] = []
+        for worker in 0..<work.plan.workerCount {
+            switch spawn(PThreadJob { work.renderShare(of: worker) }) {
+            case .success(let thread): workers.append(thread)
+            case .failure(let failure): work.reportFailure(failure)
+            }
+            if work.isCancelled { break }
         }
-        _ = spawn(PThreadJob {
-            for thread in workers { pthread_join(thread, nil) }
+        let started = workers
+        let joinAll = PThreadJob {
+            for thread in started { pthread_join(thread, nil) }
             DispatchQueue.main.async(execute: completion)
-        }, detached: true)
+        }
+        if case .failure(let failure) = spawn(joinAll, detached: true) {
+            // No joiner: the workers stop at the cancel that the report sets, and a pool thread joins them.
+            work.reportFailure(failure)
+            DispatchQueue.global().async { joinAll.body() }
+        }
     }
 }
 
@@ -39,17 +49,21 @@ final class PThreadJob: Sendable {
     init(_ body: @escaping @Sendable () -> Void) { self.body = body }
 }
 
-/// Starts a thread running `job`; traps if the system refuses (out of threads is a programmer-level failure here).
-@discardableResult
-func spawn(_ job: PThreadJob, detached: Bool = false) -> pthread_t {
+/// Starts a thread running `job`, or says why the system would not.
+func spawn(_ job: PThreadJob, detached: Bool = false) -> Result<pthread_t, RenderFailure> {
     var thread = pthread_t()
     let context = Unmanaged.passRetained(job).toOpaque()
-    let status = pthread_create(&thread, nil, { context in
-        let job = Unmanaged<PThreadJob>.fromOpaque(context!).takeRetainedValue()
-        job.body()
-        return nil
-    }, context)
-    precondition(status == 0, "pthread_create failed: \(status)")
+    let status = pthread_create(
+        &thread, nil,
+        { context in
+            let job = Unmanaged<PThreadJob>.fromOpaque(context!).takeRetainedValue()
+            job.body()
+            return nil
+        }, context)
+    guard status == 0 else {
+        Unmanaged<PThreadJob>.fromOpaque(context).release()
+        return .failure(.threadNotStarted(code: status))
+    }
     if detached { pthread_detach(thread) }
-    return thread
+    return .success(thread)
 }

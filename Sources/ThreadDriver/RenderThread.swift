@@ -29,7 +29,7 @@ final class RenderThread: Thread {
     override func main() {
         // A name set before start() is lost on Linux, so the thread names itself.
         Thread.current.name = "mandel.worker.\(arguments.worker)"
-        // Between tiles the thread also honours its own cancel, as the seeds' threads do.
+        // Between tiles the thread also honours its own cancel, as the book's threads do.
         arguments.work.renderShare(of: arguments.worker) { !isCancelled }
         // The Swift analogue of performSelectorOnMainThread: the last thing this thread does.
         DispatchQueue.main.async(execute: arguments.exitOnMainQueue)

@@ -2,21 +2,23 @@ import Dispatch
 import Foundation
 public import MandelbrotCore
 
-/// Foundation `Thread`s that the strategy creates, names and starts itself: the seeds' first way.
+/// Foundation `Thread`s that the strategy creates, names and starts itself: the first of the book's three ways.
 ///
 /// Each worker thread gets its arguments packed into one ``WorkerArguments``
 /// object (a thread's entry point takes one), renders its share, and at its
 /// exit point hands back to the main queue, which counts the finished threads
 /// and calls the completion when the last one is in. The main queue is the
 /// only place the count is touched, so it needs no lock.
+///
+/// corelibs Foundation's `Thread.start()` ignores a failed `pthread_create`:
+/// the thread simply never runs, and the render would wait for it forever.
+/// The render therefore checks, before it starts, that the process may start
+/// as many threads as there are workers.
 public struct ThreadStrategy: RenderStrategy {
-    /// Creates the strategy.
     public init() {}
 
-    /// `thread`.
     public var name: String { "thread" }
 
-    /// One line for `mandel strategies`.
     public var summary: String {
         "One Foundation Thread per worker, started by hand; each hops back to the main queue when it exits."
     }
@@ -26,12 +28,13 @@ public struct ThreadStrategy: RenderStrategy {
         let workerCount = work.plan.workerCount
         let tally = FinishedThreadTally(expected: workerCount, completion: completion)
         let threads = (0..<workerCount).map { worker in
-            RenderThread(arguments: WorkerArguments(
-                work: work,
-                worker: worker,
-                exitOnMainQueue: { tally.threadFinished() }))
+            RenderThread(
+                arguments: WorkerArguments(
+                    work: work,
+                    worker: worker,
+                    exitOnMainQueue: { tally.threadFinished() }))
         }
-        // A thread checks its own `isCancelled` between tiles; Ctrl-C sets it on all of them.
+        // A thread checks its own `isCancelled` between tiles; a cancel sets it on all of them.
         let handles = ThreadHandles(threads: threads)
         work.onCancel { handles.cancelAll() }
         threads.forEach { $0.start() }

@@ -1,4 +1,3 @@
-public import Foundation
 public import MandelbrotCore
 
 /// A render as a Chrome Trace Event Format file, for Perfetto or chrome://tracing.
@@ -6,46 +5,105 @@ public import MandelbrotCore
 /// One track per worker with one slice per tile (its rectangle, pixels and
 /// iterations in `args`; histogram colouring's counting pass as `count tile N`),
 /// and a track for the main queue with the render span and the completion callback.
-public enum ChromeTrace {
+///
+/// The file is written as it is produced, in chunks of 64 KiB, so a trace of
+/// millions of tiles takes no more memory than a trace of ten; `shouldStop`
+/// is asked between chunks, so a signal stops it as it stops a render.
+public struct ChromeTrace {
     /// The track id of the main queue.
     static let mainQueueTrack = 1_000_000
+    private static let chunkBytes = 1 << 16
 
-    /// The trace of `report` as JSON.
-    public static func json(for report: RenderReport, title: String) -> Data {
-        var events: [[String: Any]] = [
-            ["name": "process_name", "ph": "M", "pid": 1, "args": ["name": title]],
-            ["name": "thread_name", "ph": "M", "pid": 1, "tid": mainQueueTrack, "args": ["name": "main queue"]],
-            ["name": "render (\(report.strategy))", "cat": "render", "ph": "X", "pid": 1, "tid": mainQueueTrack,
-             "ts": 0, "dur": microseconds(report.wallSeconds)],
-            ["name": "completion on the main queue", "cat": "callback", "ph": "i", "s": "t", "pid": 1,
-             "tid": mainQueueTrack, "ts": microseconds(report.wallSeconds)],
-        ]
+    private var buffer: [UInt8] = []
+    private var eventCount = 0
+    private let emit: ([UInt8]) throws -> Void
+    private let shouldStop: () -> Bool
+
+    /// Thrown when `shouldStop` said yes before the trace was complete.
+    public struct Stopped: Error {}
+
+    /// Writes the trace of `report` through `emit`, chunk by chunk.
+    ///
+    /// - Parameters:
+    ///   - report: The render.
+    ///   - title: The process's name in the viewer.
+    ///   - emit: Called with each chunk of the file, in order; what it throws stops the trace.
+    ///   - shouldStop: Asked between chunks; yes throws ``Stopped``.
+    public static func write(
+        _ report: RenderReport, title: String, emit: @escaping ([UInt8]) throws -> Void,
+        shouldStop: @escaping () -> Bool = { false }
+    ) throws {
+        var trace = ChromeTrace(emit: emit, shouldStop: shouldStop)
+        try trace.append(#"{"displayTimeUnit":"ms","traceEvents":["#)
+        try trace.event(#""name":"process_name","ph":"M","pid":1,"args":{"name":\#(json(title))}"#)
+        try trace.event(#""name":"thread_name","ph":"M","pid":1,"tid":\#(mainQueueTrack),"args":{"name":"main queue"}"#)
+        try trace.event(
+            #""name":\#(json("render (\(report.strategy))")),"cat":"render","ph":"X","pid":1,"tid":\#(mainQueueTrack),"ts":0,"dur":\#(microseconds(report.wallSeconds))"#
+        )
+        try trace.event(
+            #""name":"completion on the main queue","cat":"callback","ph":"i","s":"t","pid":1,"tid":\#(mainQueueTrack),"ts":\#(microseconds(report.wallSeconds))"#
+        )
         for worker in 0..<report.threadsUsed {
-            events.append(["name": "thread_name", "ph": "M", "pid": 1, "tid": worker, "args": ["name": "worker \(worker)"]])
+            try trace.event(
+                #""name":"thread_name","ph":"M","pid":1,"tid":\#(worker),"args":{"name":"worker \#(worker)"}"#)
         }
-        let passes = [("count ", "histogram count", report.countingTiles), ("", "tile", report.tiles)]
-        for (prefix, category, records) in passes {
-            events += tileSlices(records, prefix: prefix, category: category)
+        for (prefix, category, records) in [
+            ("count ", "histogram count", report.countingTiles), ("", "tile", report.tiles),
+        ] {
+            for (index, tile) in records.enumerated() {
+                guard let worker = tile.worker else { continue }
+                let rect = tile.rect
+                try trace.event(
+                    #""name":"\#(prefix)tile \#(index)","cat":"\#(category)","ph":"X","pid":1,"tid":\#(worker),"ts":\#(microseconds(tile.start)),"dur":\#(max(microseconds(tile.end - tile.start), 0.001)),"args":{"tile":\#(index),"rect":"\#(rect)","x":\#(rect.x),"y":\#(rect.y),"width":\#(rect.width),"height":\#(rect.height),"pixels":\#(rect.pixelCount),"iterations":\#(tile.iterations)}"#
+                )
+            }
         }
-        let trace: [String: Any] = ["traceEvents": events, "displayTimeUnit": "ms"]
-        return try! JSONSerialization.data(withJSONObject: trace, options: [.sortedKeys])
+        try trace.append("]}")
+        try trace.flush()
     }
 
-    /// One slice per finished tile of one pass, on its worker's track.
-    private static func tileSlices(_ records: [TileRecord], prefix: String, category: String) -> [[String: Any]] {
-        var events: [[String: Any]] = []
-        for (index, tile) in records.enumerated() {
-            guard let worker = tile.worker else { continue }
-            events.append([
-                "name": "\(prefix)tile \(index)", "cat": category, "ph": "X", "pid": 1, "tid": worker,
-                "ts": microseconds(tile.start), "dur": max(microseconds(tile.end - tile.start), 0.001),
-                "args": ["tile": index, "rect": tile.rect.description, "x": tile.rect.x, "y": tile.rect.y,
-                         "width": tile.rect.width, "height": tile.rect.height, "pixels": tile.rect.pixelCount,
-                         "iterations": tile.iterations],
-            ])
-        }
-        return events
+    private init(emit: @escaping ([UInt8]) throws -> Void, shouldStop: @escaping () -> Bool) {
+        self.emit = emit
+        self.shouldStop = shouldStop
+        buffer.reserveCapacity(Self.chunkBytes + 1024)
     }
 
+    /// Appends one event object, given its members without the braces.
+    private mutating func event(_ members: String) throws {
+        try append((eventCount == 0 ? "{" : ",\n{") + members + "}")
+        eventCount += 1
+    }
+
+    private mutating func append(_ text: String) throws {
+        buffer.append(contentsOf: text.utf8)
+        if buffer.count >= Self.chunkBytes { try flush() }
+    }
+
+    private mutating func flush() throws {
+        if shouldStop() { throw Stopped() }
+        try emit(buffer)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Seconds as microseconds, to the nanosecond.
     static func microseconds(_ seconds: Double) -> Double { (seconds * 1e6 * 1000).rounded() / 1000 }
+
+    /// A JSON string literal.
+    static func json(_ text: String) -> String {
+        var quoted = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": quoted += "\\\""
+            case "\\": quoted += "\\\\"
+            case "\n": quoted += "\\n"
+            case "\r": quoted += "\\r"
+            case "\t": quoted += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: quoted.unicodeScalars.append(scalar)
+            }
+        }
+        return quoted + "\""
+    }
 }

@@ -13,7 +13,9 @@ public enum CostMap {
     ///   - grid: The samples, to recognise the pixels the kernel skipped.
     ///   - kernel: The kernel that rendered them.
     ///   - julia: The Julia constant, or nil for the Mandelbrot set (only it has a shortcut).
-    public static func draw(counts: IterationCounts, grid: SampleGrid, kernel: IterationKernel, julia: JuliaConstant? = nil) -> RGBPicture {
+    public static func draw(
+        counts: IterationCounts, grid: SampleGrid, kernel: IterationKernel, julia: JuliaConstant? = nil
+    ) -> RGBPicture {
         let size = counts.size
         var costs = [UInt32](repeating: 0, count: size.pixelCount)
         for y in 0..<size.height {

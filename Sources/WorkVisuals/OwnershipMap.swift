@@ -19,8 +19,10 @@ public enum OwnershipMap {
         let totalBusy = max(busy.reduce(0, +), 1e-12)
         var lines = [title]
         for worker in busy.indices {
-            lines.append(String(format: "worker %d: %d tiles, %.3f s busy (%.0f%%)", worker, tilesPerWorker[worker],
-                                busy[worker], busy[worker] / totalBusy * 100))
+            lines.append(
+                String(
+                    format: "worker %d: %d tiles, %.3f s busy (%.0f%%)", worker, tilesPerWorker[worker],
+                    busy[worker], busy[worker] / totalBusy * 100))
         }
         let legendWidth = (lines.map { BitmapFont.width(of: $0, scale: scale) }.max() ?? 0) + lineHeight * 2 + 8
         let width = max(canvas.size.width, legendWidth)
@@ -32,9 +34,11 @@ public enum OwnershipMap {
             for y in 0..<canvas.size.height {
                 for x in 0..<canvas.size.width {
                     let index = (y * canvas.size.width + x) * canvas.channels
-                    let luminance = canvas.channels == 1
+                    let luminance =
+                        canvas.channels == 1
                         ? Double(bytes[index])
-                        : 0.2126 * Double(bytes[index]) + 0.7152 * Double(bytes[index + 1]) + 0.0722 * Double(bytes[index + 2])
+                        : 0.2126 * Double(bytes[index]) + 0.7152 * Double(bytes[index + 1]) + 0.0722
+                            * Double(bytes[index + 2])
                     let faint = UInt8(255 - (255 - luminance) * 0.45)
                     picture[x, y] = RGB(faint, faint, faint)
                 }
@@ -48,7 +52,8 @@ public enum OwnershipMap {
             for y in tile.rect.y..<tile.rect.maxY {
                 for x in tile.rect.x..<tile.rect.maxX {
                     let onEdge = x == tile.rect.x || y == tile.rect.y
-                    picture[x, y] = onEdge && tile.rect.width > 2 && tile.rect.height > 2
+                    picture[x, y] =
+                        onEdge && tile.rect.width > 2 && tile.rect.height > 2
                         ? edge : color.blended(over: picture[x, y], amount: 0.5)
                 }
             }
@@ -58,9 +63,11 @@ public enum OwnershipMap {
         BitmapFont.draw(lines[0], x: 4, y: top, scale: scale, color: RGB(0, 0, 0), into: &picture)
         for worker in busy.indices {
             let y = top + lineHeight * (worker + 1)
-            picture.fill(x: 4, y: y, width: lineHeight - 2 * scale, height: BitmapFont.glyphHeight * scale,
-                         color: WorkerPalette.color(for: worker))
-            BitmapFont.draw(lines[worker + 1], x: 4 + lineHeight, y: y, scale: scale, color: RGB(0, 0, 0), into: &picture)
+            picture.fill(
+                x: 4, y: y, width: lineHeight - 2 * scale, height: BitmapFont.glyphHeight * scale,
+                color: WorkerPalette.color(for: worker))
+            BitmapFont.draw(
+                lines[worker + 1], x: 4 + lineHeight, y: y, scale: scale, color: RGB(0, 0, 0), into: &picture)
         }
         return picture
     }

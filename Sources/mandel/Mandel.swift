@@ -1,9 +1,8 @@
 import ArgumentParser
 
 /// `mandel`: renders the Mandelbrot set with one threading strategy or compares them all.
-@main
 struct Mandel: AsyncParsableCommand {
-    static let version = "0.1.0"
+    static let version = "0.2.0"
 
     static let configuration = CommandConfiguration(
         commandName: "mandel",
@@ -11,10 +10,14 @@ struct Mandel: AsyncParsableCommand {
         discussion: """
             Every strategy (a manual Thread, an OperationQueue, GCD, …) renders the same \
             tiles into the same buffer and produces bit-identical pixels, so their timings \
-            can be compared honestly. Exit codes: 0 success, 64 bad usage, 73 output cannot \
-            be created, 74 output could not be written, 130 interrupted (Ctrl-C).
+            can be compared honestly. Exit codes: 0 success, 64 bad usage, 70 strategies \
+            disagree (a bug), 71 out of memory, threads or file descriptors, 73 an output \
+            cannot be created, 74 an output could not be written, 128+n stopped by signal n \
+            (130 Ctrl-C, 143 SIGTERM after its grace, 141 a closed pipe).
             """,
         version: version,
-        subcommands: [RenderCommand.self, CompareCommand.self, SweepCommand.self, StrategiesCommand.self, PalettesCommand.self]
+        subcommands: [
+            RenderCommand.self, CompareCommand.self, SweepCommand.self, StrategiesCommand.self, PalettesCommand.self,
+        ]
     )
 }

@@ -1,19 +1,22 @@
 import Comparison
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import Testing
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
 
 func sampleComparison(checksums: [UInt64] = [7, 7, 7]) -> StrategyComparison {
     let names = ["serial", "thread", "gcd"]
     let times: [[Double]] = [[0.1, 0.11, 0.1], [0.05, 0.051, 0.052], [0.049, 0.05, 0.05]]
-    return StrategyComparison(results: names.indices.map { index in
-        StrategyResult(
-            strategy: names[index], wallSeconds: times[index], userSeconds: 0.1, systemSeconds: 0.01,
-            workers: index == 0 ? 1 : 2, threadsUsed: index == 0 ? 1 : 2, imbalance: 1.02,
-            checksum: checksums[index], pixels: 1000, iterations: 50_000)
-    })
+    return StrategyComparison(
+        baselineName: "serial",
+        results: names.indices.map { index in
+            StrategyResult(
+                strategy: names[index], wallSeconds: times[index], userSeconds: 0.1, systemSeconds: 0.01,
+                workers: index == 0 ? 1 : 2, threadsUsed: index == 0 ? 1 : 2, imbalance: 1.02,
+                checksum: checksums[index], pixels: 1000, iterations: 50_000)
+        })
 }
 
 /// Collects `<g class="series">` elements and `<text>` contents of an SVG.
@@ -22,9 +25,17 @@ final class SVGSummary: NSObject, XMLParserDelegate {
     var texts: [String] = []
     private var inText = false
 
-    func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?, attributes: [String: String] = [:]) {
-        if name == "g", attributes["class"] == "series", let series = attributes["data-name"] { seriesNames.append(series) }
-        if name == "text" { inText = true; texts.append("") }
+    func parser(
+        _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+        attributes: [String: String] = [:]
+    ) {
+        if name == "g", attributes["class"] == "series", let series = attributes["data-name"] {
+            seriesNames.append(series)
+        }
+        if name == "text" {
+            inText = true
+            texts.append("")
+        }
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
@@ -60,12 +71,15 @@ struct ExportTests {
         let workload = ComparisonExport.Workload(
             width: 10, height: 10, region: "view", center: [-0.5, 0], zoom: 1, iterations: 50, color: "bw",
             kernel: "simd", split: "tiles", tile: "8x8", workers: 2, warmup: 1, runs: 3)
-        let export = ComparisonExport(compare: sampleComparison(), workload: workload, machine: MachineDescription(processors: 2))
+        let export = ComparisonExport(
+            compare: sampleComparison(), workload: workload, machine: MachineDescription(processors: 2))
         let object = try #require(try JSONSerialization.jsonObject(with: export.json) as? [String: Any])
         let results = try #require(object["results"] as? [[String: Any]])
         #expect(results.count == 3)
-        for key in ["strategy", "times", "min", "median", "max", "mean", "stddev", "user", "system", "speedup",
-                    "efficiency", "imbalance", "checksum", "median_ci", "verdict"] {
+        for key in [
+            "strategy", "times", "min", "median", "max", "mean", "stddev", "user", "system", "speedup",
+            "efficiency", "imbalance", "checksum", "median_ci", "verdict",
+        ] {
             #expect(results.allSatisfy { $0[key] != nil }, "missing \(key)")
         }
         let machine = try #require(object["machine"] as? [String: Any])
@@ -79,8 +93,10 @@ struct ExportTests {
         let workload = ComparisonExport.Workload(
             width: 10, height: 10, region: "view", center: nil, zoom: nil, iterations: 50, color: "bw",
             kernel: "simd", split: "tiles", tile: "8x8", workers: 2, warmup: 1, runs: 3)
-        let lines = ComparisonExport(compare: sampleComparison(), workload: workload, machine: MachineDescription(processors: 2))
-            .csv.split(separator: "\n")
+        let lines = ComparisonExport(
+            compare: sampleComparison(), workload: workload, machine: MachineDescription(processors: 2)
+        )
+        .csv.split(separator: "\n")
         #expect(lines.count == 4)
         #expect(lines[0].hasPrefix("strategy,median,"))
         #expect(lines[3].hasPrefix("gcd,"))
@@ -89,7 +105,9 @@ struct ExportTests {
     @Test("the bar chart is valid SVG with one series per strategy, a title and axis label")
     func barChart() throws {
         let bars = sampleComparison().results.map {
-            SVGChart.Bar(label: $0.strategy, value: $0.wall.median, low: $0.wall.min, high: $0.wall.max, highlighted: $0.strategy == "gcd")
+            SVGChart.Bar(
+                label: $0.strategy, value: $0.wall.median, low: $0.wall.min, high: $0.wall.max,
+                highlighted: $0.strategy == "gcd")
         }
         let svg = SVGChart.bars(title: "wall time", subtitle: "test", valueLabel: "wall time (ms)", bars: bars)
         let summary = try #require(SVGSummary.parse(svg))
@@ -102,7 +120,9 @@ struct ExportTests {
         let series = ["serial", "thread"].map { name in
             SVGChart.Series(name: name, points: [(8, 100), (16, 50), (32, 30)])
         }
-        let svg = SVGChart.lines(title: "t", subtitle: "s", xLabel: "tile", yLabel: "ms", logarithmicX: true, logarithmicY: true, series: series)
+        let svg = SVGChart.lines(
+            title: "t", subtitle: "s", xLabel: "tile", yLabel: "ms", logarithmicX: true, logarithmicY: true,
+            series: series)
         let summary = try #require(SVGSummary.parse(svg))
         #expect(summary.seriesNames == ["serial", "thread"])
         #expect(summary.texts.contains("serial") && summary.texts.contains("thread"))

@@ -15,7 +15,8 @@ func writePNG(
     compression: PNGCompression = .balanced
 ) throws {
     let output = try OutputFile(path: path)
-    let writer = try PNGWriter(output: output, width: width, height: height, channels: channels, compression: compression, texts: texts)
+    let writer = try PNGWriter(
+        output: output, width: width, height: height, channels: channels, compression: compression, texts: texts)
     try pixels.withUnsafeBufferPointer { try writer.write(rows: $0, count: height) }
     try writer.finish()
     try output.commit()
@@ -23,12 +24,16 @@ func writePNG(
 
 @Suite("PNG round trip")
 struct PNGRoundTripTests {
-    @Test("every pixel and text chunk comes back through libpng", arguments: [(1, 1, 1), (7, 5, 1), (13, 3, 3), (256, 17, 3)])
+    @Test(
+        "every pixel and text chunk comes back through libpng",
+        arguments: [(1, 1, 1), (7, 5, 1), (13, 3, 3), (256, 17, 3)])
     func roundTrip(width: Int, height: Int, channels: Int) throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let pixels = (0..<width * height * channels).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 / 7) }
-        let texts = [PNGWriter.TextChunk(key: "Software", text: "mandel test"), .init(key: "mandel.center", text: "-0.5,0")]
+        let texts = [
+            PNGWriter.TextChunk(key: "Software", text: "mandel test"), .init(key: "mandel.center", text: "-0.5,0"),
+        ]
         try writePNG(pixels, width: width, height: height, channels: channels, to: folder + "/out.png", texts: texts)
         let image = try PNGImage(contentsOf: folder + "/out.png")
         #expect(image.width == width)
@@ -39,12 +44,15 @@ struct PNGRoundTripTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["out.png"], "no temporary file is left")
     }
 
-    @Test("every compression setting gives back the same pixels; fast is larger and small is smaller than balanced on a gradient")
+    @Test(
+        "every compression setting gives back the same pixels; fast is larger and small is smaller than balanced on a gradient"
+    )
     func compressionSettings() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // A smooth two-channel gradient with some detail, like a rendered picture.
-        let width = 300, height = 200
+        let width = 300
+        let height = 200
         var pixels: [UInt8] = []
         for y in 0..<height {
             for x in 0..<width {
@@ -94,7 +102,10 @@ struct PNGRoundTripTests {
 struct OutputFileTests {
     @Test("a missing folder cannot be created into")
     func missingFolder() {
-        #expect(throws: ImageFileError.cannotCreate(path: "/nonexistent-mandel/x.png", reason: "the folder '/nonexistent-mandel' does not exist")) {
+        #expect(
+            throws: ImageFileError.cannotCreate(
+                path: "/nonexistent-mandel/x.png", reason: "the folder '/nonexistent-mandel' does not exist")
+        ) {
             _ = try OutputFile(path: "/nonexistent-mandel/x.png")
         }
     }

@@ -1,14 +1,17 @@
 import Foundation
+import StrategyCatalog
 import Testing
 
 @Suite("Signals", .serialized)
 struct InterruptTests {
     /// Inside the period-3 bulb, which the cardioid shortcut does not cover: every pixel
     /// iterates to the limit, many seconds of work even in a release build.
-    static let slowRender = ["render", "--size", "1600x1600", "--center", "-0.1225,0.7449", "--zoom", "30",
-                             "--iterations", "50000", "--split", "bands"]
+    static let slowRender = [
+        "render", "--size", "1600x1600", "--center", "-0.1225,0.7449", "--zoom", "30",
+        "--iterations", "50000", "--split", "bands",
+    ]
 
-    @Test("SIGINT mid-render exits 130 within half a second and leaves no file", arguments: ["serial", "thread", "operation", "gcd", "apply", "tasks", "pthread"])
+    @Test("SIGINT mid-render exits 130 within half a second and leaves no file", arguments: StrategyCatalog.names)
     func interrupt(strategy: String) throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -28,7 +31,8 @@ struct InterruptTests {
         #expect(process.terminationStatus == 130)
         #expect(elapsed < 0.5, "took \(elapsed) s to exit")
         #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")
-        let errorText = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errorText = String(
+            decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(errorText.contains("interrupted"))
     }
 
@@ -46,14 +50,18 @@ struct InterruptTests {
     func terminateWithinGrace() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // A second or few of work in a loaded debug build, well inside a 60-second grace.
+        // A few seconds of work (the bar appears at half a second), well inside a 60-second grace.
         let (process, _) = try MandelProcess.startAndWaitForProgress(
-            ["render", "--size", "200x200", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "1000", "--tile", "16",
-             "--grace", "60", "--progress", "-o", "done.png"], in: folder)
+            [
+                "render", "--size", "600x600", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "20000",
+                "--tile", "16",
+                "--grace", "60", "--progress", "-o", "done.png",
+            ], in: folder)
         #expect(process.isRunning, "the render finished before SIGTERM")
         process.terminate()
         process.waitUntilExit()
-        let errorText = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errorText = String(
+            decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(errorText)")
         #expect(contents(of: folder) == ["done.png"])
         #expect(errorText.contains("finished the render within the grace period"))
@@ -73,7 +81,55 @@ struct InterruptTests {
         #expect(process.terminationStatus == 143)
         #expect(elapsed >= 0.3 && elapsed < 0.3 + 0.5, "took \(elapsed) s")
         #expect(contents(of: folder).isEmpty)
-        let errorText = String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errorText = String(
+            decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(errorText.contains("grace period ran out"))
+    }
+
+    @Test(
+        "every other signal that ends a process stops the work too: 128 + the signal, one line naming it, nothing left",
+        arguments: [
+            (SIGHUP, "hung up"), (SIGQUIT, "quit"), (SIGALRM, "SIGALRM"), (SIGUSR1, "SIGUSR1"), (SIGUSR2, "SIGUSR2"),
+        ])
+    func otherSignals(signal: Int32, words: String) throws {
+        // Banded and whole pictures take different paths to their files; both must clean up.
+        for extra in [["--band-height", "4"], ["--ownership-map", "m.png"]] {
+            let folder = temporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let (process, _) = try MandelProcess.startAndWaitForProgress(
+                Self.slowRender + extra + ["--progress", "-o", "big.png", "--trace", "t.json"], in: folder)
+            #expect(process.isRunning)
+            kill(process.processIdentifier, signal)
+            process.waitUntilExit()
+            let errorText = String(
+                decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 128 + signal, "\(extra): \(errorText)")
+            #expect(errorText.contains(words) && !errorText.contains("Backtrac"), "\(errorText)")
+            #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")
+        }
+    }
+
+    @Test("SIGHUP during compare --json: 129, and the results file is not left half-made")
+    func hangUpDuringCompare() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let process = try MandelProcess.start(
+            [
+                "compare", "--size", "600x400", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "5000",
+                "--runs", "50", "--json", "r.json", "--csv", "r.csv",
+            ], in: folder)
+        // The first line (the workload) is printed once the outputs are open and the signals watched.
+        let output = (process.standardOutput as! Pipe).fileHandleForReading
+        var seen = Data()
+        while !seen.contains(UInt8(ascii: "\n")) {
+            let chunk = output.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        #expect(process.isRunning)
+        kill(process.processIdentifier, SIGHUP)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 129)
+        #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")
     }
 }

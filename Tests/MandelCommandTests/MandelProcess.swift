@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 /// The built `mandel` binary, run as a child process the way a user runs it.
 struct MandelProcess {
@@ -10,15 +11,28 @@ struct MandelProcess {
         let status: Int32
         let standardOutput: String
         let standardError: String
+
+        /// The first line of standard error.
+        var firstErrorLine: String { standardError.split(separator: "\n").first.map(String.init) ?? "" }
+    }
+
+    /// How the child starts.
+    struct Launch {
+        /// Shell commands run before `mandel` (`ulimit -n 8`): the child runs through `/bin/sh`.
+        var shellSetup: String?
+        /// Run as the unprivileged user `nobody`, whom limits bind (root is exempt from some).
+        var asNobody = false
+        /// A file to connect to standard output instead of a pipe.
+        var standardOutputPath: String?
+
+        static let plain = Launch()
     }
 
     /// Runs `mandel` with `arguments` in `folder` and waits for it.
-    static func run(_ arguments: [String], in folder: String? = nil, shellSetup: String? = nil) throws -> Result {
-        let process = try start(arguments, in: folder, shellSetup: shellSetup)
-        let output = process.standardOutput as! Pipe
-        let error = process.standardError as! Pipe
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = error.fileHandleForReading.readDataToEndOfFile()
+    static func run(_ arguments: [String], in folder: String? = nil, launch: Launch = .plain) throws -> Result {
+        let process = try start(arguments, in: folder, launch: launch)
+        let outData = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
+        let errData = (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return Result(
             status: process.terminationStatus,
@@ -27,8 +41,8 @@ struct MandelProcess {
     }
 
     /// Starts `mandel` (whose arguments must include `--progress`) and returns once the
-    /// progress bar has appeared on standard error, that is, once the render is under way
-    /// and the signal handlers are installed, with what standard error had said so far.
+    /// first progress line has appeared on standard error, that is, once the render is
+    /// under way and the signal handlers are installed, with what standard error had said so far.
     static func startAndWaitForProgress(_ arguments: [String], in folder: String) throws -> (Process, String) {
         let process = try start(arguments, in: folder)
         let errors = (process.standardError as! Pipe).fileHandleForReading
@@ -41,33 +55,81 @@ struct MandelProcess {
         return (process, String(decoding: seen, as: UTF8.self))
     }
 
-    /// Starts `mandel` with pipes for its output, without waiting; with `shellSetup`,
-    /// through `/bin/sh`, which runs those commands (`ulimit`, `trap`) and then execs `mandel`.
-    static func start(_ arguments: [String], in folder: String? = nil, shellSetup: String? = nil) throws -> Process {
+    /// Starts `mandel` with pipes for its output, without waiting.
+    ///
+    /// Every signal starts at its default action (`env --default-signal`): a test run
+    /// from a script or under `nohup` may otherwise hand down ignored signals, which
+    /// mandel leaves ignored on purpose.
+    static func start(_ arguments: [String], in folder: String? = nil, launch: Launch = .plain) throws -> Process {
         let process = Process()
-        if let shellSetup {
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", shellSetup + "; exec \"$0\" \"$@\"", executable.path] + arguments
-        } else {
-            process.executableURL = executable
-            process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        var command = ["--default-signal"]
+        if launch.asNobody {
+            command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "--default-signal"]
         }
+        let binary = launch.asNobody ? try sharedCopy().path : executable.path
+        if let setup = launch.shellSetup {
+            command += ["/bin/sh", "-c", setup + "; exec \"$0\" \"$@\"", binary] + arguments
+        } else {
+            command += [binary] + arguments
+        }
+        process.arguments = command
         if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
-        process.standardOutput = Pipe()
+        if let path = launch.standardOutputPath {
+            process.standardOutput = FileHandle(forWritingAtPath: path)
+        } else {
+            process.standardOutput = Pipe()
+        }
         process.standardError = Pipe()
         try process.run()
         return process
     }
+
+    /// A copy of the binary that any user can run: a fresh clone's build folder may sit
+    /// inside a folder only its owner can enter.
+    static func sharedCopy() throws -> URL {
+        try copyLock.withLock {
+            if let copy = sharedCopyURL { return copy }
+            let folder = "/tmp/mandel-shared-\(getpid())"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            chmod(folder, 0o755)
+            let copy = URL(fileURLWithPath: folder + "/mandel")
+            try? FileManager.default.removeItem(at: copy)
+            try FileManager.default.copyItem(at: executable, to: copy)
+            chmod(copy.path, 0o755)
+            sharedCopyURL = copy
+            return copy
+        }
+    }
+
+    nonisolated(unsafe) private static var sharedCopyURL: URL?
+    private static let copyLock = NSLock()
 }
 
-/// A fresh empty folder for one test.
+/// A fresh empty folder for one test, that any user may write into.
 func temporaryFolder() -> String {
     let path = NSTemporaryDirectory() + "mandel-cli-\(UUID().uuidString)"
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    chmod(path, 0o777)
     return path
 }
 
 /// The names in `folder`.
 func contents(of folder: String) -> [String] {
     (try? FileManager.default.contentsOfDirectory(atPath: folder).sorted()) ?? []
+}
+
+/// Checks a refusal: the exit code, the first line of standard error, no crash, and nothing left in `folder`.
+func expectRefusal(
+    _ result: MandelProcess.Result, status: Int32, mentioning mention: String, leaving folder: String? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
+    #expect(result.status == status, "exit \(result.status): \(result.standardError)", sourceLocation: sourceLocation)
+    #expect(result.firstErrorLine.contains(mention), "\(result.firstErrorLine)", sourceLocation: sourceLocation)
+    #expect(
+        !result.standardError.contains("Fatal error") && !result.standardError.contains("Backtrac"),
+        sourceLocation: sourceLocation)
+    if let folder {
+        #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))", sourceLocation: sourceLocation)
+    }
 }

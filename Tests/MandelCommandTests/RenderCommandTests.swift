@@ -1,15 +1,19 @@
 import Foundation
 import ImageFiles
+import StrategyCatalog
 import Testing
 
 @Suite("mandel render")
 struct RenderCommandTests {
-    @Test("renders a PNG, prints one line, and the PNG says how it was made", arguments: ["serial", "thread", "operation", "gcd", "apply", "tasks", "pthread"])
+    @Test("renders a PNG, prints one line, and the PNG says how it was made", arguments: StrategyCatalog.names)
     func renders(strategy: String) throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try MandelProcess.run(
-            ["render", "--strategy", strategy, "--size", "90x60", "--iterations", "100", "--color", "gray", "-o", "out.png"],
+            [
+                "render", "--strategy", strategy, "--size", "90x60", "--iterations", "100", "--color", "gray", "-o",
+                "out.png",
+            ],
             in: folder)
         #expect(result.status == 0, "\(result.standardError)")
         let lines = result.standardOutput.split(separator: "\n")
@@ -30,9 +34,12 @@ struct RenderCommandTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var pictures: [[UInt8]] = []
-        for strategy in ["serial", "thread", "operation", "gcd", "apply", "tasks", "pthread"] {
+        for strategy in StrategyCatalog.names {
             let result = try MandelProcess.run(
-                ["render", "--strategy", strategy, "--size", "77x51", "--split", "tiles", "--tile", "9x7", "--workers", "3", "-o", "\(strategy).png"],
+                [
+                    "render", "--strategy", strategy, "--size", "77x51", "--split", "tiles", "--tile", "9x7",
+                    "--workers", "3", "-o", "\(strategy).png",
+                ],
                 in: folder)
             #expect(result.status == 0)
             pictures.append(try PNGImage(contentsOf: "\(folder)/\(strategy).png").pixels)
@@ -44,13 +51,15 @@ struct RenderCommandTests {
     func compression() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        var pictures: [[UInt8]] = [], sizes: [Int] = []
+        var pictures: [[UInt8]] = []
+        var sizes: [Int] = []
         for compression in ["fast", "balanced", "small"] {
             let result = try MandelProcess.run(
                 ["render", "--size", "160x120", "--compression", compression, "-o", "\(compression).png"], in: folder)
             #expect(result.status == 0, "\(result.standardError)")
             pictures.append(try PNGImage(contentsOf: "\(folder)/\(compression).png").pixels)
-            sizes.append(try FileManager.default.attributesOfItem(atPath: "\(folder)/\(compression).png")[.size] as! Int)
+            sizes.append(
+                try FileManager.default.attributesOfItem(atPath: "\(folder)/\(compression).png")[.size] as! Int)
         }
         #expect(Set(pictures).count == 1)
         #expect(sizes[0] > sizes[1] && sizes[2] <= sizes[1], "fast, balanced, small: \(sizes) bytes")
@@ -64,8 +73,10 @@ struct RenderCommandTests {
             ["render", "--size", "40", "--workers", "2", "--split", "bands", "--json", "-o", "j.png"], in: folder)
         #expect(result.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
-        for key in ["strategy", "width", "height", "iterations", "workers", "wall_seconds", "cpu_seconds",
-                    "total_iterations", "output", "split", "tile", "worker_busy_seconds", "write_seconds", "format"] {
+        for key in [
+            "strategy", "width", "height", "iterations", "workers", "wall_seconds", "cpu_seconds",
+            "total_iterations", "output", "split", "tile", "worker_busy_seconds", "write_seconds", "format",
+        ] {
             #expect(object[key] != nil, "missing \(key)")
         }
         #expect(object["strategy"] as? String == "gcd")
@@ -92,14 +103,16 @@ struct RenderCommandTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try MandelProcess.run(
-            ["render", "--preset", "benchmarks-game", "--size", "13", "--format", "pbm", "--json", "-o", "bg.pbm"], in: folder)
+            ["render", "--preset", "benchmarks-game", "--size", "13", "--format", "pbm", "--json", "-o", "bg.pbm"],
+            in: folder)
         #expect(result.status == 0, "\(result.standardError)")
         let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/bg.pbm")))
         let header = Array("P4\n13 13\n".utf8)
         #expect(Array(bytes.prefix(header.count)) == header)
         #expect(bytes.count == header.count + 13 * 2, "13 pixels take 2 bytes a row")
         let rows = bytes.dropFirst(header.count)
-        #expect(stride(from: 1, to: 26, by: 2).allSatisfy { rows[rows.startIndex + $0] & 0x07 == 0 }, "padding bits are 0")
+        #expect(
+            stride(from: 1, to: 26, by: 2).allSatisfy { rows[rows.startIndex + $0] & 0x07 == 0 }, "padding bits are 0")
         let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
         #expect(object["iterations"] as? Int == 50)
     }
@@ -109,16 +122,24 @@ struct RenderCommandTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         for (name, palette) in [("classic", "classic"), ("fire", "fire"), ("custom", "#000764,#ffaa00")] {
-            let result = try MandelProcess.run(["render", "--size", "40x30", "--palette", palette, "--palette-cycle", "20", "-o", "\(name).png"], in: folder)
+            let result = try MandelProcess.run(
+                ["render", "--size", "40x30", "--palette", palette, "--palette-cycle", "20", "-o", "\(name).png"],
+                in: folder)
             #expect(result.status == 0, "\(result.standardError)")
         }
         let pictures = try ["classic", "fire", "custom"].map { try PNGImage(contentsOf: "\(folder)/\($0).png").pixels }
         #expect(Set(pictures).count == 3)
         // The set itself stays black in every palette.
-        let black = pictures.map { pixels in stride(from: 0, to: pixels.count, by: 3).filter { pixels[$0] == 0 && pixels[$0 + 1] == 0 && pixels[$0 + 2] == 0 } }
+        let black = pictures.map { pixels in
+            stride(from: 0, to: pixels.count, by: 3).filter {
+                pixels[$0] == 0 && pixels[$0 + 1] == 0 && pixels[$0 + 2] == 0
+            }
+        }
         #expect(Set(black).count == 1)
         let listing = try MandelProcess.run(["palettes"])
-        #expect(listing.standardOutput.split(separator: "\n").compactMap { $0.split(separator: " ").first }.contains("fire"))
+        #expect(
+            listing.standardOutput.split(separator: "\n").compactMap { $0.split(separator: " ").first }.contains("fire")
+        )
     }
 
     @Test("--julia renders a Julia set, the same with every strategy, and says so in the PNG")
@@ -128,14 +149,18 @@ struct RenderCommandTests {
         var pictures: [[UInt8]] = []
         for strategy in ["serial", "gcd", "tasks"] {
             let result = try MandelProcess.run(
-                ["render", "--strategy", strategy, "--julia", "-0.8,0.156", "--center", "0,0", "--size", "60x40", "-o", "\(strategy).png"],
+                [
+                    "render", "--strategy", strategy, "--julia", "-0.8,0.156", "--center", "0,0", "--size", "60x40",
+                    "-o", "\(strategy).png",
+                ],
                 in: folder)
             #expect(result.status == 0, "\(result.standardError)")
             pictures.append(try PNGImage(contentsOf: "\(folder)/\(strategy).png").pixels)
         }
         #expect(Set(pictures).count == 1)
         #expect(try PNGImage(contentsOf: folder + "/gcd.png").texts["mandel.julia"] == "-0.8,0.156")
-        let mandelbrot = try MandelProcess.run(["render", "--center", "0,0", "--size", "60x40", "-o", "m.png"], in: folder)
+        let mandelbrot = try MandelProcess.run(
+            ["render", "--center", "0,0", "--size", "60x40", "-o", "m.png"], in: folder)
         #expect(mandelbrot.status == 0)
         #expect(try PNGImage(contentsOf: folder + "/m.png").pixels != pictures[0])
     }
@@ -145,6 +170,6 @@ struct RenderCommandTests {
         let result = try MandelProcess.run(["strategies"])
         #expect(result.status == 0)
         let names = result.standardOutput.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) }
-        #expect(names == ["serial", "thread", "operation", "gcd", "apply", "tasks", "pthread"])
+        #expect(names == StrategyCatalog.names)
     }
 }

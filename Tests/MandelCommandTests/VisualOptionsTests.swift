@@ -9,15 +9,19 @@ struct VisualOptionsTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try MandelProcess.run(
-            ["render", "--size", "96x64", "--split", "bands", "--workers", "2", "--ownership-map", "own.png",
-             "--cost-map", "cost.png", "--trace", "trace.json", "-o", "out.png"], in: folder)
+            [
+                "render", "--size", "96x64", "--split", "bands", "--workers", "2", "--ownership-map", "own.png",
+                "--cost-map", "cost.png", "--trace", "trace.json", "-o", "out.png",
+            ], in: folder)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(contents(of: folder) == ["cost.png", "out.png", "own.png", "trace.json"])
         let ownership = try PNGImage(contentsOf: folder + "/own.png")
         #expect(ownership.channels == 3 && ownership.width >= 96 && ownership.height > 64)
         let cost = try PNGImage(contentsOf: folder + "/cost.png")
         #expect(cost.width == 96 && cost.height == 64)
-        let trace = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/trace.json"))) as! [String: Any]
+        let trace =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/trace.json")))
+            as! [String: Any]
         #expect((trace["traceEvents"] as! [[String: Any]]).filter { $0["cat"] as? String == "tile" }.count == 2)
     }
 
@@ -25,23 +29,35 @@ struct VisualOptionsTests {
     func badPath() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let result = try MandelProcess.run(["render", "--size", "32", "--trace", "missing/t.json", "-o", "out.png"], in: folder)
+        let result = try MandelProcess.run(
+            ["render", "--size", "32", "--trace", "missing/t.json", "-o", "out.png"], in: folder)
         #expect(result.status == 73)
         #expect(contents(of: folder).isEmpty)
     }
 
-    @Test("--progress draws a bar on standard error and erases it; without it, a pipe gets nothing")
+    @Test("--progress draws a bar on a terminal and erases it; without it, a pipe gets nothing")
     func progress() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // Long enough in a debug build to pass the half-second threshold.
-        let slow = ["render", "--size", "400x300", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "1500",
-                    "--tile", "16", "--workers", "2", "-o", "p.png"]
-        let shown = try MandelProcess.run(slow + ["--progress"], in: folder)
-        #expect(shown.status == 0)
-        #expect(shown.standardError.contains("tiles"))
-        #expect(shown.standardError.contains("\r["))
-        #expect(shown.standardError.hasSuffix("\r\u{1B}[K"), "the bar is erased at the end")
+        // Long enough to pass the half-second threshold.
+        let slow = [
+            "render", "--size", "800x600", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "20000",
+            "--tile", "16", "--workers", "2", "-o", "p.png",
+        ]
+        // script(1) gives mandel a terminal for standard error.
+        let terminal = Process()
+        terminal.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        let command = ([MandelProcess.executable.path] + slow + ["--progress"]).map { "'\($0)'" }.joined(separator: " ")
+        terminal.arguments = ["-qec", command, "/dev/null"]
+        terminal.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let output = Pipe()
+        terminal.standardOutput = output
+        try terminal.run()
+        let shown = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        terminal.waitUntilExit()
+        #expect(terminal.terminationStatus == 0)
+        #expect(shown.contains("tiles") && shown.contains("\r\u{1B}[K["), "a bar drawn in place: \(shown)")
+        #expect(shown.contains("\r\u{1B}[K") && shown.contains("left"), "an estimate of the time left")
         let hidden = try MandelProcess.run(slow, in: folder)
         #expect(hidden.status == 0)
         #expect(hidden.standardError.isEmpty)
@@ -52,8 +68,10 @@ struct VisualOptionsTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try MandelProcess.run(
-            ["compare", "--size", "48x32", "--runs", "1", "--warmup", "0", "--strategies", "thread",
-             "--ownership-maps", ".", "--progress-overhead"], in: folder)
+            [
+                "compare", "--size", "48x32", "--runs", "1", "--warmup", "0", "--strategies", "thread",
+                "--ownership-maps", ".", "--progress-overhead",
+            ], in: folder)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(result.standardOutput.contains("gcd+progress"))
         #expect(contents(of: folder) == ["gcd+progress.png", "serial.png", "thread.png"])

@@ -3,17 +3,19 @@ import Testing
 
 @Suite("EscapeTime")
 struct EscapeTimeTests {
-    @Test("known points escape at the step the definition gives", arguments: [
-        (1.0, 0.0, 3),     // 0, 1, 2, 5: |z|² = 25 > 4 at step 3
-        (2.0, 0.0, 2),     // 0, 2, 6: |z|² = 4 is not > 4, 36 is
-        (10.0, 0.0, 1),    // escapes as soon as z = c
-        (-2.0, 0.0, 100),  // 0, −2, 2, 2, …: |z|² = 4 forever, never > 4
-        (0.0, 0.0, 100),
-        (-1.0, 0.0, 100),  // period 2
-        (0.0, 1.0, 100),   // 0, i, −1+i, −i, −1+i, …
-        (0.25, 0.0, 100),  // the cusp: converges to 1/2
-        (0.0, 2.0, 2),     // 0, 2i, −4+2i
-    ])
+    @Test(
+        "known points escape at the step the definition gives",
+        arguments: [
+            (1.0, 0.0, 3),  // 0, 1, 2, 5: |z|² = 25 > 4 at step 3
+            (2.0, 0.0, 2),  // 0, 2, 6: |z|² = 4 is not > 4, 36 is
+            (10.0, 0.0, 1),  // escapes as soon as z = c
+            (-2.0, 0.0, 100),  // 0, −2, 2, 2, …: |z|² = 4 forever, never > 4
+            (0.0, 0.0, 100),
+            (-1.0, 0.0, 100),  // period 2
+            (0.0, 1.0, 100),  // 0, i, −1+i, −i, −1+i, …
+            (0.25, 0.0, 100),  // the cusp: converges to 1/2
+            (0.0, 2.0, 2),  // 0, 2i, −4+2i
+        ])
     func knownPoint(real: Double, imaginary: Double, expected: Int) {
         #expect(EscapeTime.count(real: real, imaginary: imaginary, limit: 100) == expected)
     }

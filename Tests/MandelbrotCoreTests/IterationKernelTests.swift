@@ -19,19 +19,21 @@ struct IterationKernelTests {
     static let views: [(Double, Double, Double, Int)] = [
         (-0.5, 0, 1, 256),
         (-0.743643887, 0.131825904, 300, 2000),
-        (0.25, 0, 50, 1000),          // the cusp: the cardioid shortcut's hardest edge
-        (-0.75, 0.1, 20, 5000),       // the neck between cardioid and bulb
-        (-1.25, 0, 8, 500),           // the period-2 bulb's rim
-        (-1.9999, 0, 1000, 3000),     // the antenna near −2, where |z|² sits at 4
+        (0.25, 0, 50, 1000),  // the cusp: the cardioid shortcut's hardest edge
+        (-0.75, 0.1, 20, 5000),  // the neck between cardioid and bulb
+        (-1.25, 0, 8, 500),  // the period-2 bulb's rim
+        (-1.9999, 0, 1000, 3000),  // the antenna near −2, where |z|² sits at 4
         (-0.1, 0.65, 40, 4000),
         (0.3, 0.5, 2, 100),
-        (3, 3, 0.1, 30),              // far outside: |c| > 2
+        (3, 3, 0.1, 30),  // far outside: |c| > 2
     ]
 
     @Test("SIMD counts and smooth values equal the scalar reference on every pixel", arguments: views)
     func simdMatchesScalar(cx: Double, cy: Double, zoom: Double, limit: Int) {
         // 101 columns: three full groups of 32 and a ragged tail of 5.
-        let grid = SampleGrid(size: ImageSize(width: 101, height: 41), viewport: Viewport(centerReal: cx, centerImaginary: cy, zoom: zoom))
+        let grid = SampleGrid(
+            size: ImageSize(width: 101, height: 41), viewport: Viewport(centerReal: cx, centerImaginary: cy, zoom: zoom)
+        )
         for imaginary in grid.imaginaryParts {
             let scalar = countRow(.scalar, realParts: grid.realParts, imaginary: imaginary, limit: limit)
             let simd = countRow(.simd, realParts: grid.realParts, imaginary: imaginary, limit: limit)
@@ -40,9 +42,13 @@ struct IterationKernelTests {
         }
     }
 
-    @Test("every count equals EscapeTime.count, for row lengths around the vector width", arguments: [1, 7, 8, 9, 31, 32, 33, 64, 65])
+    @Test(
+        "every count equals EscapeTime.count, for row lengths around the vector width",
+        arguments: [1, 7, 8, 9, 31, 32, 33, 64, 65])
     func raggedRows(width: Int) {
-        let grid = SampleGrid(size: ImageSize(width: width, height: 9), viewport: Viewport(centerReal: -0.6, centerImaginary: 0.3, zoom: 2))
+        let grid = SampleGrid(
+            size: ImageSize(width: width, height: 9),
+            viewport: Viewport(centerReal: -0.6, centerImaginary: 0.3, zoom: 2))
         for imaginary in grid.imaginaryParts {
             let (counts, _) = countRow(.simd, realParts: grid.realParts, imaginary: imaginary, limit: 300)
             let expected = grid.realParts.map { UInt32(EscapeTime.count(real: $0, imaginary: imaginary, limit: 300)) }
@@ -64,8 +70,12 @@ struct IterationKernelTests {
 struct BenchmarksGameTests {
     /// The task's own loop, transcribed literally (Tr/Ti form).
     static func inSet(x: Int, y: Int, n: Int) -> Bool {
-        let cr = 2 * Double(x) / Double(n) - 1.5, ci = 2 * Double(y) / Double(n) - 1
-        var zr = 0.0, zi = 0.0, tr = 0.0, ti = 0.0
+        let cr = 2 * Double(x) / Double(n) - 1.5
+        let ci = 2 * Double(y) / Double(n) - 1
+        var zr = 0.0
+        var zi = 0.0
+        var tr = 0.0
+        var ti = 0.0
         var i = 0
         while i < 50 && tr + ti <= 4 {
             zi = 2 * zr * zi + ci
@@ -78,10 +88,10 @@ struct BenchmarksGameTests {
     }
 
     @Test("the preset's pixels match the task's own loop", arguments: [1, 37, 200])
-    func matchesTask(n: Int) async {
-        let job = RenderJob(size: ImageSize(width: n, height: n), region: .benchmarksGame, iterations: 50, colorScheme: .bw)
-        let canvas = PixelBuffer(size: job.size, channels: 1)
-        let report = await StrategyRunner.run(SerialStrategy(), work: RenderWork(job: job, canvas: canvas))
+    func matchesTask(n: Int) async throws {
+        let job = RenderJob(
+            size: ImageSize(width: n, height: n), region: .benchmarksGame, iterations: 50, colorScheme: .bw)
+        let (canvas, report) = try await PictureRender.render(job, with: SerialStrategy())
         var mismatches = 0
         var usefulIterations: UInt64 = 0
         for y in 0..<n {
@@ -93,7 +103,8 @@ struct BenchmarksGameTests {
         for y in 0..<n {
             let ci = 2 * Double(y) / Double(n) - 1
             for x in 0..<n {
-                usefulIterations += UInt64(min(50, EscapeTime.count(real: 2 * Double(x) / Double(n) - 1.5, imaginary: ci, limit: 51)))
+                usefulIterations += UInt64(
+                    min(50, EscapeTime.count(real: 2 * Double(x) / Double(n) - 1.5, imaginary: ci, limit: 51)))
             }
         }
         #expect(mismatches == 0)

@@ -13,14 +13,16 @@ struct PaletteTests {
         #expect(palette.color(at: 1.4) == (0xed, 0xff, 0xff), "positions wrap around the cycle")
     }
 
-    @Test("bad palettes are refused with a line naming what is wrong", arguments: [
-        ("sunset", "unknown palette 'sunset'"),
-        ("#12345g,#000000", "'#12345g' is not a colour"),
-        ("#12345,#000000", "'#12345' is not a colour"),
-        ("#000000", "at least two colours"),
-        ("#000000,", "'' is not a colour"),
-        ("000000,ffffff", "'000000' is not a colour"),
-    ])
+    @Test(
+        "bad palettes are refused with a line naming what is wrong",
+        arguments: [
+            ("sunset", "unknown palette 'sunset'"),
+            ("#12345g,#000000", "'#12345g' is not a colour"),
+            ("#12345,#000000", "'#12345' is not a colour"),
+            ("#000000", "at least two colours"),
+            ("#000000,", "'' is not a colour"),
+            ("000000,ffffff", "'000000' is not a colour"),
+        ])
     func invalid(text: String, message: String) {
         #expect(throws: PaletteSpecification.Invalid.self) { _ = try PaletteSpecification.parse(text) }
         do {

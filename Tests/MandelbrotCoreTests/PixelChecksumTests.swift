@@ -4,14 +4,15 @@ import Testing
 @Suite("Pixel checksum")
 struct PixelChecksumTests {
     @Test("fed in pieces, cut anywhere, it equals the whole buffer's checksum")
-    func pieces() async {
+    func pieces() async throws {
         let job = RenderJob(size: ImageSize(width: 37, height: 23), iterations: 64, colorScheme: .smooth)
-        let canvas = await serialCanvas(job)
+        let canvas = try await serialCanvas(job)
         let whole = canvas.checksum
         canvas.withBytes { bytes in
             for cuts in [[1], [7, 8, 9], [3, 5, 1, 100, 2], [bytes.count]] {
                 var checksum = PixelChecksum()
-                var start = 0, index = 0
+                var start = 0
+                var index = 0
                 while start < bytes.count {
                     let end = min(bytes.count, start + cuts[index % cuts.count])
                     checksum.add(UnsafeBufferPointer(rebasing: bytes[start..<end]))

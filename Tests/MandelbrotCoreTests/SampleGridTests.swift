@@ -6,7 +6,8 @@ struct SampleGridTests {
     @Test("an even-sized image samples pixel centres either side of the centre")
     func evenSize() {
         // 4×2 at zoom 1: s = 3 / 2 = 1.5.
-        let grid = SampleGrid(size: ImageSize(width: 4, height: 2), viewport: Viewport(centerReal: 0, centerImaginary: 0, zoom: 1))
+        let grid = SampleGrid(
+            size: ImageSize(width: 4, height: 2), viewport: Viewport(centerReal: 0, centerImaginary: 0, zoom: 1))
         #expect(grid.realParts == [-2.25, -0.75, 0.75, 2.25])
         #expect(Array(grid.imaginaryParts) == [0.75, -0.75])
     }

@@ -3,14 +3,18 @@ import MandelbrotCore
 import Testing
 
 /// A render written out plainly from the documented convention, sharing no code with the core.
-func referenceCounts(width: Int, height: Int, centerReal: Double, centerImaginary: Double, zoom: Double, limit: Int) -> [Int] {
+func referenceCounts(
+    width: Int, height: Int, centerReal: Double, centerImaginary: Double, zoom: Double, limit: Int
+) -> [Int] {
     let s = 3 / (zoom * Double(min(width, height)))
     var counts: [Int] = []
     for y in 0..<height {
         for x in 0..<width {
             let re = centerReal + (Double(x) + 0.5 - Double(width) / 2) * s
             let im = centerImaginary - (Double(y) + 0.5 - Double(height) / 2) * s
-            var zr = 0.0, zi = 0.0, k = 0
+            var zr = 0.0
+            var zi = 0.0
+            var k = 0
             while k < limit {
                 if zr * zr + zi * zi > 4 { break }
                 let newZi = 2 * zr * zi + im
@@ -25,28 +29,29 @@ func referenceCounts(width: Int, height: Int, centerReal: Double, centerImaginar
 }
 
 /// Renders `job` with the serial strategy and returns the canvas.
-func serialCanvas(_ job: RenderJob) async -> PixelBuffer {
-    let canvas = PixelBuffer(size: job.size, channels: job.colorScheme.channels)
-    let report = await StrategyRunner.run(SerialStrategy(), work: RenderWork(job: job, canvas: canvas))
-    #expect(!report.wasCancelled)
+func serialCanvas(_ job: RenderJob) async throws -> PixelBuffer {
+    let (canvas, report) = try await PictureRender.render(job, with: SerialStrategy())
     return canvas
 }
 
 @Suite("Serial render")
 struct SerialRenderTests {
-    @Test("bw pixels match a plain reference, pixel for pixel", arguments: [
-        (37, 23, -0.5, 0.0, 1.0, 64),
-        (40, 40, -0.743643887, 0.131825904, 200.0, 500),
-        (1, 1, 0.0, 0.0, 1.0, 10),
-        (64, 3, 0.3, -0.5, 4.0, 100),
-    ])
-    func bwMatchesReference(width: Int, height: Int, cx: Double, cy: Double, zoom: Double, limit: Int) async {
+    @Test(
+        "bw pixels match a plain reference, pixel for pixel",
+        arguments: [
+            (37, 23, -0.5, 0.0, 1.0, 64),
+            (40, 40, -0.743643887, 0.131825904, 200.0, 500),
+            (1, 1, 0.0, 0.0, 1.0, 10),
+            (64, 3, 0.3, -0.5, 4.0, 100),
+        ])
+    func bwMatchesReference(width: Int, height: Int, cx: Double, cy: Double, zoom: Double, limit: Int) async throws {
         let job = RenderJob(
             size: ImageSize(width: width, height: height),
             region: .view(Viewport(centerReal: cx, centerImaginary: cy, zoom: zoom)),
             iterations: limit, colorScheme: .bw, tileSize: TileSize(width: 16, height: 16))
-        let canvas = await serialCanvas(job)
-        let expected = referenceCounts(width: width, height: height, centerReal: cx, centerImaginary: cy, zoom: zoom, limit: limit)
+        let canvas = try await serialCanvas(job)
+        let expected = referenceCounts(
+            width: width, height: height, centerReal: cx, centerImaginary: cy, zoom: zoom, limit: limit)
         var mismatches = 0
         for y in 0..<height {
             for x in 0..<width {
@@ -58,11 +63,12 @@ struct SerialRenderTests {
     }
 
     @Test("gray shades darken with the count and the set is black")
-    func grayLevels() async {
+    func grayLevels() async throws {
         let limit = 50
         let job = RenderJob(size: ImageSize(width: 30, height: 20), iterations: limit, colorScheme: .gray)
-        let canvas = await serialCanvas(job)
-        let expected = referenceCounts(width: 30, height: 20, centerReal: -0.5, centerImaginary: 0, zoom: 1, limit: limit)
+        let canvas = try await serialCanvas(job)
+        let expected = referenceCounts(
+            width: 30, height: 20, centerReal: -0.5, centerImaginary: 0, zoom: 1, limit: limit)
         for (index, count) in expected.enumerated() {
             let level = canvas.pixel(x: index % 30, y: index / 30).first!
             let wanted = count == limit ? 0 : UInt8(255 - (Double(count) * 255 / Double(limit)).rounded(.down))
@@ -71,11 +77,12 @@ struct SerialRenderTests {
     }
 
     @Test("smooth colouring paints the set black and everything else in colour")
-    func smooth() async {
+    func smooth() async throws {
         let limit = 100
         let job = RenderJob(size: ImageSize(width: 24, height: 16), iterations: limit, colorScheme: .smooth)
-        let canvas = await serialCanvas(job)
-        let expected = referenceCounts(width: 24, height: 16, centerReal: -0.5, centerImaginary: 0, zoom: 1, limit: limit)
+        let canvas = try await serialCanvas(job)
+        let expected = referenceCounts(
+            width: 24, height: 16, centerReal: -0.5, centerImaginary: 0, zoom: 1, limit: limit)
         for (index, count) in expected.enumerated() {
             let rgb = Array(canvas.pixel(x: index % 24, y: index / 24))
             if count == limit {
@@ -87,10 +94,9 @@ struct SerialRenderTests {
     }
 
     @Test("the iteration total is the sum of the counts")
-    func iterationTotal() async {
+    func iterationTotal() async throws {
         let job = RenderJob(size: ImageSize(width: 33, height: 17), iterations: 80, colorScheme: .bw)
-        let canvas = PixelBuffer(size: job.size, channels: 1)
-        let report = await StrategyRunner.run(SerialStrategy(), work: RenderWork(job: job, canvas: canvas))
+        let (canvas, report) = try await PictureRender.render(job, with: SerialStrategy())
         let expected = referenceCounts(width: 33, height: 17, centerReal: -0.5, centerImaginary: 0, zoom: 1, limit: 80)
         #expect(report.totalIterations == UInt64(expected.reduce(0, +)))
         #expect(report.tiles.allSatisfy { $0.isFinished })
@@ -100,28 +106,35 @@ struct SerialRenderTests {
 @Suite("Supersampling")
 struct SupersamplingTests {
     @Test("a uniform region supersampled equals the plain render", arguments: ColorScheme.allCases)
-    func uniformRegion(color: ColorScheme) async {
+    func uniformRegion(color: ColorScheme) async throws {
         // Far outside the set every sample escapes at once: one colour everywhere.
-        var job = RenderJob(size: ImageSize(width: 20, height: 12), region: .view(Viewport(centerReal: 10, centerImaginary: 10, zoom: 50)),
-                            iterations: 50, colorScheme: color)
-        let plain = await serialCanvas(job)
+        var job = RenderJob(
+            size: ImageSize(width: 20, height: 12),
+            region: .view(Viewport(centerReal: 10, centerImaginary: 10, zoom: 50)),
+            iterations: 50, colorScheme: color)
+        let plain = try await serialCanvas(job)
         job.supersampling = 3
-        let supersampled = await serialCanvas(job)
+        let supersampled = try await serialCanvas(job)
         #expect(supersampled.checksum == plain.checksum)
     }
 
     @Test("edges blend: a supersampled bw picture has grays only where the set's edge crosses a pixel")
-    func edgesBlend() async {
+    func edgesBlend() async throws {
         var job = RenderJob(size: ImageSize(width: 48, height: 32), iterations: 100, colorScheme: .bw)
-        let plain = await serialCanvas(job)
+        let plain = try await serialCanvas(job)
         job.supersampling = 4
-        let smooth = await serialCanvas(job)
-        var grays = 0, flips = 0
+        let smooth = try await serialCanvas(job)
+        var grays = 0
+        var flips = 0
         for y in 0..<32 {
             for x in 0..<48 {
                 let value = smooth.pixel(x: x, y: y).first!
                 if value != 0 && value != 255 { grays += 1 }
-                if (value == 0 && plain.pixel(x: x, y: y).first == 255) || (value == 255 && plain.pixel(x: x, y: y).first == 0) { flips += 1 }
+                if (value == 0 && plain.pixel(x: x, y: y).first == 255)
+                    || (value == 255 && plain.pixel(x: x, y: y).first == 0)
+                {
+                    flips += 1
+                }
             }
         }
         #expect(grays > 0)

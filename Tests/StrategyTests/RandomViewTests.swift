@@ -1,26 +1,15 @@
+import Comparison
 import Foundation
 import MandelbrotCore
+import StrategyCatalog
 import Testing
-
-/// A small seedable generator, so a failing case can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}
 
 @Suite("Random views")
 struct RandomViewTests {
     static let primes = [2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47]
 
     /// A random job: sizes from 1×1 through primes to 48, any split, tile, worker count and colour.
-    static func randomJob(_ random: inout SeededGenerator) -> RenderJob {
+    static func randomJob(_ random: inout SplitMix64) -> RenderJob {
         func side() -> Int {
             switch Int.random(in: 0..<4, using: &random) {
             case 0: 1
@@ -39,18 +28,22 @@ struct RandomViewTests {
             iterations: Int.random(in: 1...400, using: &random),
             colorScheme: ColorScheme.allCases.randomElement(using: &random)!,
             split: WorkSplit.allCases.randomElement(using: &random)!,
-            tileSize: TileSize(width: Int.random(in: 1...size.width, using: &random), height: Int.random(in: 1...size.height, using: &random)),
+            tileSize: TileSize(
+                width: Int.random(in: 1...size.width, using: &random),
+                height: Int.random(in: 1...size.height, using: &random)),
             workers: Int.random(in: 1...8, using: &random),
             kernel: Int.random(in: 0..<4, using: &random) == 0 ? .scalar : .simd,
             julia: Int.random(in: 0..<4, using: &random) == 0
-                ? JuliaConstant(real: Double.random(in: -1.5...0.5, using: &random), imaginary: Double.random(in: -1...1, using: &random))
+                ? JuliaConstant(
+                    real: Double.random(in: -1.5...0.5, using: &random),
+                    imaginary: Double.random(in: -1...1, using: &random))
                 : nil,
             supersampling: Int.random(in: 0..<5, using: &random) == 0 ? Int.random(in: 2...3, using: &random) : 1)
     }
 
     @Test("every strategy matches serial on 250 random views", arguments: 0..<5)
-    func randomViews(batch: UInt64) async {
-        var random = SeededGenerator(seed: 0x6d61_6e64 + batch)
+    func randomViews(batch: UInt64) async throws {
+        var random = SplitMix64(seed: 0x6d61_6e64 + batch)
         for case_ in 0..<50 {
             var job = Self.randomJob(&random)
             if case .benchmarksGame = job.region {
@@ -58,17 +51,20 @@ struct RandomViewTests {
                 job.supersampling = 1
                 job.size = ImageSize(width: job.size.width, height: job.size.width)
                 job.iterations = 50
-                job.tileSize = TileSize(width: min(job.tileSize.width, job.size.width), height: min(job.tileSize.height, job.size.width))
+                job.tileSize = TileSize(
+                    width: min(job.tileSize.width, job.size.width), height: min(job.tileSize.height, job.size.width))
             }
-            let (expected, expectedReport) = await render(job, with: SerialStrategy())
+            let (expected, expectedReport) = try await render(job, with: SerialStrategy())
             // The reference: a scalar serial render must agree with whichever kernel the job uses.
             var scalarJob = job
             scalarJob.kernel = .scalar
-            let (scalar, _) = await render(scalarJob, with: SerialStrategy())
+            let (scalar, _) = try await render(scalarJob, with: SerialStrategy())
             #expect(scalar.checksum == expected.checksum, "batch \(batch) case \(case_): kernels differ")
-            for strategy in allStrategies where strategy.name != "serial" {
-                let (canvas, report) = await render(job, with: strategy)
-                #expect(canvas.checksum == expected.checksum, "batch \(batch) case \(case_): \(strategy.name) differs on \(job.size) \(job.split)")
+            for strategy in StrategyCatalog.concurrent {
+                let (canvas, report) = try await render(job, with: strategy)
+                #expect(
+                    canvas.checksum == expected.checksum,
+                    "batch \(batch) case \(case_): \(strategy.name) differs on \(job.size) \(job.split)")
                 #expect(report.totalIterations == expectedReport.totalIterations)
             }
         }

@@ -1,25 +1,37 @@
 import Foundation
 import MandelbrotCore
+import StrategyCatalog
 import Testing
-import ThreadDriver
 import WorkVisuals
 
 /// Renders with the thread strategy and returns the canvas, counts and report.
-func renderWithThreads(_ job: RenderJob) async -> (PixelBuffer, IterationCounts, RenderReport) {
-    let canvas = PixelBuffer(size: job.size, channels: job.colorScheme.channels)
-    let counts = IterationCounts(size: job.size)
-    let report = await StrategyRunner.run(ThreadStrategy(), work: RenderWork(job: job, canvas: canvas, counts: counts))
-    return (canvas, counts, report)
+func renderWithThreads(_ job: RenderJob) async throws -> (PixelBuffer, IterationCounts, RenderReport) {
+    let render = try PictureRender(job: job, keepsCounts: true)
+    let report = try await render.run(StrategyCatalog.strategy(named: "thread")!)
+    return (render.canvas!, render.counts!, report)
+}
+
+/// The trace of `report` as one piece of JSON, written in small chunks.
+func traceJSON(_ report: RenderReport, title: String) throws -> Data {
+    var bytes: [UInt8] = []
+    var chunks = 0
+    try ChromeTrace.write(report, title: title) { chunk in
+        bytes += chunk
+        chunks += 1
+    }
+    return Data(bytes)
 }
 
 @Suite("Chrome trace")
 struct ChromeTraceTests {
     @Test("one track per worker, slices that never overlap within a track, every tile exactly once")
     func trace() async throws {
-        let job = RenderJob(size: ImageSize(width: 150, height: 90), iterations: 300, split: .tiles,
-                            tileSize: TileSize(width: 16, height: 16), workers: 3)
-        let (_, _, report) = await renderWithThreads(job)
-        let object = try #require(try JSONSerialization.jsonObject(with: ChromeTrace.json(for: report, title: "test")) as? [String: Any])
+        let job = RenderJob(
+            size: ImageSize(width: 150, height: 90), iterations: 300, split: .tiles,
+            tileSize: TileSize(width: 16, height: 16), workers: 3)
+        let (_, _, report) = try await renderWithThreads(job)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: traceJSON(report, title: "a \"quoted\"\ntitle")) as? [String: Any])
         let events = try #require(object["traceEvents"] as? [[String: Any]])
         let slices = events.filter { $0["cat"] as? String == "tile" }
         #expect(slices.count == report.tiles.count)
@@ -36,7 +48,9 @@ struct ChromeTraceTests {
         let args = try #require(slices.first?["args"] as? [String: Any])
         #expect(args["rect"] is String && args["pixels"] is Int && args["iterations"] is Int)
         #expect(events.contains { $0["name"] as? String == "completion on the main queue" })
-        let names = events.filter { $0["name"] as? String == "thread_name" }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
+        let names = events.filter { $0["name"] as? String == "thread_name" }.compactMap {
+            ($0["args"] as? [String: Any])?["name"] as? String
+        }
         #expect(names.contains("main queue") && names.contains("worker 0"))
     }
 }
@@ -44,28 +58,31 @@ struct ChromeTraceTests {
 @Suite("Work maps")
 struct WorkMapTests {
     @Test("the ownership map tints each band by its own worker and adds a legend below the picture")
-    func ownership() async {
-        let job = RenderJob(size: ImageSize(width: 64, height: 40), iterations: 100, colorScheme: .bw, split: .bands, workers: 2)
-        let (canvas, _, report) = await renderWithThreads(job)
+    func ownership() async throws {
+        let job = RenderJob(
+            size: ImageSize(width: 64, height: 40), iterations: 100, colorScheme: .bw, split: .bands, workers: 2)
+        let (canvas, _, report) = try await renderWithThreads(job)
         let map = OwnershipMap.draw(canvas: canvas, report: report, title: "thread, bands")
         #expect(map.height > 40)
         #expect(map.width >= 64)
-        let top = map[32, 5], bottom = map[32, 35]
+        let top = map[32, 5]
+        let bottom = map[32, 35]
         #expect(top != bottom, "the two bands have different workers' tints")
         let legend = (40..<map.height).flatMap { y in (0..<map.width).map { map[$0, y] } }
         #expect(legend.contains(RGB(0, 0, 0)), "the legend has text")
     }
 
     @Test("the cost map is black where nothing was iterated and bright where the most was")
-    func cost() async {
+    func cost() async throws {
         let job = RenderJob(size: ImageSize(width: 60, height: 40), iterations: 200, colorScheme: .gray, workers: 2)
-        let (_, counts, _) = await renderWithThreads(job)
+        let (_, counts, _) = try await renderWithThreads(job)
         let grid = SampleGrid.of(job)
         let simd = CostMap.draw(counts: counts, grid: grid, kernel: .simd)
         let scalar = CostMap.draw(counts: counts, grid: grid, kernel: .scalar)
         // The centre pixel, −0.5 + 0i, is deep in the cardioid: the SIMD kernel skips it.
         #expect(simd[30, 20] == RGB(0, 0, 0))
-        #expect(scalar[30, 20] == RGB(255, 255, 255), "the scalar kernel iterates it to the limit, the most of any pixel")
+        #expect(
+            scalar[30, 20] == RGB(255, 255, 255), "the scalar kernel iterates it to the limit, the most of any pixel")
         #expect(counts[30, 20] == 200)
     }
 }

@@ -41,7 +41,8 @@ let benchmarks: @Sendable () -> Void = {
                 var total: UInt64 = 0
                 for imaginary in grid.imaginaryParts {
                     total += kernel.countRow(
-                        realParts: grid.realParts, imaginary: imaginary, count: 256, limit: limit, counts: &counts, smooth: nil)
+                        realParts: grid.realParts, imaginary: imaginary, count: 256, limit: limit, counts: &counts,
+                        smooth: nil)
                 }
                 blackHole(total)
             }

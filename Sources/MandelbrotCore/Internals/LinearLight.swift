@@ -1,4 +1,4 @@
-import Foundation
+import Platform
 
 /// Conversions between 8-bit sRGB values and linear light, for averaging samples.
 ///

@@ -6,7 +6,7 @@ struct RowColorizer {
     /// The image's distribution of smooth values, for histogram colouring.
     let histogram: EscapeHistogram?
 
-    func colour(
+    func color(
         counts: UnsafePointer<UInt32>, smooth: UnsafePointer<Float>?, count: Int,
         into pixels: UnsafeMutablePointer<UInt8>
     ) {
@@ -28,7 +28,9 @@ struct RowColorizer {
             for index in 0..<count {
                 let pixel = pixels + index * 3
                 if counts[index] >= limit {
-                    pixel[0] = 0; pixel[1] = 0; pixel[2] = 0
+                    pixel[0] = 0
+                    pixel[1] = 0
+                    pixel[2] = 0
                 } else {
                     palette.write(value: smooth![index], into: pixel)
                 }
@@ -36,11 +38,14 @@ struct RowColorizer {
         case .histogram:
             // The palette once over the image: a sample's position in it is
             // the fraction of escaped samples that escaped faster.
-            let histogram = histogram!, distribution = histogram.distribution()
+            let histogram = histogram!
+            let distribution = histogram.distribution()
             for index in 0..<count {
                 let pixel = pixels + index * 3
                 if counts[index] >= limit {
-                    pixel[0] = 0; pixel[1] = 0; pixel[2] = 0
+                    pixel[0] = 0
+                    pixel[1] = 0
+                    pixel[2] = 0
                 } else {
                     palette.write(fraction: histogram.fraction(of: smooth![index], in: distribution), into: pixel)
                 }

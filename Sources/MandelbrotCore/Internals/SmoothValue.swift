@@ -1,4 +1,4 @@
-import Foundation
+import Platform
 
 /// The continuous ("normalised") iteration count that smooth colouring needs.
 enum SmoothValue {
@@ -10,9 +10,11 @@ enum SmoothValue {
     static func escape(
         startReal: Double = 0, startImaginary: Double = 0, real: Double, imaginary: Double, limit: Int
     ) -> (count: Int, value: Float) {
-        var zr = startReal, zi = startImaginary
+        var zr = startReal
+        var zi = startImaginary
         for step in 0..<limit {
-            let zr2 = zr * zr, zi2 = zi * zi
+            let zr2 = zr * zr
+            let zi2 = zi * zi
             if zr2 + zi2 > 4 {
                 return (step, value(afterEscapeAt: step, zr: zr, zi: zi, real: real, imaginary: imaginary))
             }
@@ -24,12 +26,16 @@ enum SmoothValue {
 
     /// The smooth value of an orbit that escaped at `step` with z = (zr, zi).
     static func value(afterEscapeAt step: Int, zr: Double, zi: Double, real: Double, imaginary: Double) -> Float {
-        var zr = zr, zi = zi, step = step, extraSteps = 0
+        var zr = zr
+        var zi = zi
+        var step = step
+        var extraSteps = 0
         // Four more steps take |z| from > 2 to > 2^16, far enough for the
         // log-log formula to be continuous to within a fraction of a shade;
         // stop early if |z| is already huge, before it can overflow.
         while extraSteps < 4 && zr * zr + zi * zi < 1e20 {
-            let zr2 = zr * zr, zi2 = zi * zi
+            let zr2 = zr * zr
+            let zi2 = zi * zi
             zi = 2 * zr * zi + imaginary
             zr = zr2 - zi2 + real
             step += 1

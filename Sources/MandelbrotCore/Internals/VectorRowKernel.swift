@@ -35,7 +35,8 @@ enum VectorRowKernel {
             let width = min(group, count - start)
             total += countGroup(
                 realParts: realParts + start, imaginary: imaginary, width: width, limit: limit,
-                counts: counts + start, smooth: smooth.map { $0 + start }, usefulLimit: Double(usefulLimit), julia: julia)
+                counts: counts + start, smooth: smooth.map { $0 + start }, usefulLimit: Double(usefulLimit),
+                julia: julia)
             start += width
         }
         return UInt64(total.sum())
@@ -58,19 +59,33 @@ enum VectorRowKernel {
         let skips = julia == nil
         let iterated0 = lanesToIterate(first: 0, width: width, real: pixelR0, imaginary: pixelI, skipsSet: skips)
         let iterated1 = lanesToIterate(first: lanes, width: width, real: pixelR1, imaginary: pixelI, skipsSet: skips)
-        let iterated2 = lanesToIterate(first: 2 * lanes, width: width, real: pixelR2, imaginary: pixelI, skipsSet: skips)
-        let iterated3 = lanesToIterate(first: 3 * lanes, width: width, real: pixelR3, imaginary: pixelI, skipsSet: skips)
+        let iterated2 = lanesToIterate(
+            first: 2 * lanes, width: width, real: pixelR2, imaginary: pixelI, skipsSet: skips)
+        let iterated3 = lanesToIterate(
+            first: 3 * lanes, width: width, real: pixelR3, imaginary: pixelI, skipsSet: skips)
         // What each step adds: the pixel (Mandelbrot) or the constant (Julia).
         let addI = julia.map { Vector(repeating: $0.imaginary) } ?? pixelI
         let constantR = julia.map { Vector(repeating: $0.real) }
-        let cr0 = constantR ?? pixelR0, cr1 = constantR ?? pixelR1, cr2 = constantR ?? pixelR2, cr3 = constantR ?? pixelR3
-        var zr0 = start(pixelR0, iterated0, skips), zi0 = start(pixelI, iterated0, skips), n0 = Vector()
-        var zr1 = start(pixelR1, iterated1, skips), zi1 = start(pixelI, iterated1, skips), n1 = Vector()
-        var zr2 = start(pixelR2, iterated2, skips), zi2 = start(pixelI, iterated2, skips), n2 = Vector()
-        var zr3 = start(pixelR3, iterated3, skips), zi3 = start(pixelI, iterated3, skips), n3 = Vector()
+        let cr0 = constantR ?? pixelR0
+        let cr1 = constantR ?? pixelR1
+        let cr2 = constantR ?? pixelR2
+        let cr3 = constantR ?? pixelR3
+        var zr0 = start(pixelR0, iterated0, skips)
+        var zi0 = start(pixelI, iterated0, skips)
+        var n0 = Vector()
+        var zr1 = start(pixelR1, iterated1, skips)
+        var zi1 = start(pixelI, iterated1, skips)
+        var n1 = Vector()
+        var zr2 = start(pixelR2, iterated2, skips)
+        var zi2 = start(pixelI, iterated2, skips)
+        var n2 = Vector()
+        var zr3 = start(pixelR3, iterated3, skips)
+        var zi3 = start(pixelI, iterated3, skips)
+        var n3 = Vector()
         var done = 0
         while done < limit
-            && any(isAlive(zr0, zi0) .| isAlive(zr1, zi1) .| isAlive(zr2, zi2) .| isAlive(zr3, zi3)) {
+            && any(isAlive(zr0, zi0) .| isAlive(zr1, zi1) .| isAlive(zr2, zi2) .| isAlive(zr3, zi3))
+        {
             for _ in 0..<min(stepsPerCheck, limit - done) {
                 step(&zr0, &zi0, &n0, cr0, addI)
                 step(&zr1, &zi1, &n1, cr1, addI)
@@ -80,10 +95,18 @@ enum VectorRowKernel {
             done += stepsPerCheck
         }
         let ci = julia?.imaginary ?? imaginary
-        return store(n0, zr0, zi0, cr0, iterated0, first: 0, width: width, limit: limit, imaginary: ci, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
-            + store(n1, zr1, zi1, cr1, iterated1, first: lanes, width: width, limit: limit, imaginary: ci, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
-            + store(n2, zr2, zi2, cr2, iterated2, first: 2 * lanes, width: width, limit: limit, imaginary: ci, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
-            + store(n3, zr3, zi3, cr3, iterated3, first: 3 * lanes, width: width, limit: limit, imaginary: ci, counts: counts, smooth: smooth, usefulLimit: usefulLimit)
+        return store(
+            n0, zr0, zi0, cr0, iterated0, first: 0, width: width, limit: limit, imaginary: ci, counts: counts,
+            smooth: smooth, usefulLimit: usefulLimit)
+            + store(
+                n1, zr1, zi1, cr1, iterated1, first: lanes, width: width, limit: limit, imaginary: ci, counts: counts,
+                smooth: smooth, usefulLimit: usefulLimit)
+            + store(
+                n2, zr2, zi2, cr2, iterated2, first: 2 * lanes, width: width, limit: limit, imaginary: ci,
+                counts: counts, smooth: smooth, usefulLimit: usefulLimit)
+            + store(
+                n3, zr3, zi3, cr3, iterated3, first: 3 * lanes, width: width, limit: limit, imaginary: ci,
+                counts: counts, smooth: smooth, usefulLimit: usefulLimit)
     }
 
     /// One part of z₀: 0 for the Mandelbrot set, the pixel's for a Julia set. Lanes that
@@ -102,7 +125,8 @@ enum VectorRowKernel {
     /// One step of every lane inside the radius: count it, then `z ← z² + c`.
     @_transparent
     static func step(_ zr: inout Vector, _ zi: inout Vector, _ n: inout Vector, _ cr: Vector, _ ci: Vector) {
-        let zrSquared = zr * zr, ziSquared = zi * zi
+        let zrSquared = zr * zr
+        let ziSquared = zi * zi
         let alive = zrSquared + ziSquared .<= 4
         let nextZi = (zr + zr) * zi + ci
         let nextZr = zrSquared - ziSquared + cr
@@ -178,9 +202,11 @@ enum VectorRowKernel {
             let values = vectors.bindMemory(to: Double.self)
             for lane in 0..<valid {
                 let count = Int(counts[first + lane])
-                smooth[first + lane] = count < limit
+                smooth[first + lane] =
+                    count < limit
                     ? SmoothValue.value(
-                        afterEscapeAt: count, zr: values[lane], zi: values[lanes + lane], real: values[2 * lanes + lane],
+                        afterEscapeAt: count, zr: values[lane], zi: values[lanes + lane],
+                        real: values[2 * lanes + lane],
                         imaginary: imaginary)
                     : Float(limit)
             }

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import Platform
 import Synchronization
 
 /// Numbers the threads that take part in one render 0, 1, 2, … in the order they first render a tile.

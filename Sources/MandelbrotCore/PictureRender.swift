@@ -1,0 +1,215 @@
+import Platform
+
+/// A picture of any size rendered by one strategy: every pass, every band, one path.
+///
+/// A picture is cut into bands (one band for a picture rendered whole). With
+/// a dynamic split the strategy sees one sequence of tiles for the whole
+/// picture and runs once per pass; with a static split it runs once per band
+/// (see ``WorkPlan``). Band buffers rotate beneath it, and each band, once
+/// its last tile is done, goes to the sink while the workers render the next. Memory therefore grows with the width and the band
+/// height, never with the height. Histogram colouring runs a counting pass
+/// over every band before the colouring pass.
+///
+/// A `PictureRender` allocates its buffers once and may be run many times
+/// (`mandel compare` runs each strategy on its own, repeatedly).
+public final class PictureRender: Sendable {
+    /// What to render.
+    public let job: RenderJob
+    /// The tiles and bands.
+    public let plan: WorkPlan
+    /// The flag that stops a run.
+    public let cancellation: CancellationFlag
+    /// Every pixel's escape count, if asked for (a picture rendered whole only).
+    public let counts: IterationCounts?
+
+    private let grid: SampleGrid
+    private let canvases: [PixelBuffer]
+    private let recorders: [TileRecorder]
+
+    /// The most bands in flight at once: three, so that workers can run two bands
+    /// ahead of the one being written; one for a picture rendered whole.
+    public static func bandsInFlight(for plan: WorkPlan) -> Int { min(plan.bandCount, 3) }
+
+    /// Prepares a render and allocates its memory.
+    ///
+    /// - Parameters:
+    ///   - job: What to render.
+    ///   - bandHeight: Rows per band; the whole picture at once by default.
+    ///   - keepsCounts: Keep every pixel's escape count in ``counts``; traps unless the picture is one band.
+    ///   - extraBytes: Memory the caller will need beside the render's (for pictures it draws from it),
+    ///     counted in the check below.
+    ///   - cancellation: The flag that stops a run.
+    /// - Throws: ``RenderFailure/outOfMemory(bytes:purpose:available:)`` when the render (with
+    ///   `extraBytes`) needs more memory than the process can have, found before allocating, or
+    ///   when an allocation fails.
+    public init(
+        job: RenderJob, bandHeight: Int? = nil, keepsCounts: Bool = false, extraBytes: Int = 0,
+        cancellation: CancellationFlag = CancellationFlag()
+    ) throws(RenderFailure) {
+        if job.isBenchmarksGame {
+            precondition(job.supersampling == 1, "the Benchmarks Game preset samples one point per pixel")
+        }
+        let plan = job.plan(bandHeight: bandHeight)
+        precondition(!keepsCounts || plan.bandCount == 1, "escape counts are kept for a picture rendered whole")
+        let needed = Self.bytesNeeded(for: job, plan: plan, keepsCounts: keepsCounts).addingReportingOverflow(
+            extraBytes)
+        let bytes = needed.overflow ? Int.max : needed.partialValue
+        if let available = ResourceLimits.memoryAvailable(), bytes > available {
+            throw .outOfMemory(bytes: bytes, purpose: "a \(job.size) picture", available: available)
+        }
+        self.job = job
+        self.plan = plan
+        self.cancellation = cancellation
+        grid = job.makeSampleGrid()
+        let inFlight = Self.bandsInFlight(for: plan)
+        var canvases: [PixelBuffer] = []
+        var recorders: [TileRecorder] = []
+        for _ in 0..<inFlight {
+            canvases.append(
+                try PixelBuffer(
+                    size: ImageSize(width: job.size.width, height: plan.bandHeight), channels: job.colorScheme.channels)
+            )
+            recorders.append(try TileRecorder(capacity: plan.tileCount(of: 0)))
+        }
+        self.canvases = canvases
+        self.recorders = recorders
+        counts = keepsCounts ? try IterationCounts(size: job.size) : nil
+    }
+
+    /// The whole picture, for a picture rendered in one band; nil for a banded one.
+    public var canvas: PixelBuffer? { plan.bandCount == 1 ? canvases[0] : nil }
+
+    /// The tiles a run renders, counting every pass: what a progress meter counts to.
+    public var tilesPerRun: Int { plan.tileCount * job.passes.count }
+
+    /// The memory a render of `job` needs, before the process's own: band buffers, the
+    /// sample grid's columns, tile records, the escape counts if kept, and the histogram.
+    public static func bytesNeeded(for job: RenderJob, plan: WorkPlan, keepsCounts: Bool) -> Int {
+        let inFlight = bandsInFlight(for: plan)
+        let terms: [(Int, Int)] = [
+            (inFlight * plan.bandHeight, job.size.width * job.colorScheme.channels),
+            (job.size.width, job.supersampling * MemoryLayout<Double>.stride),
+            (inFlight * plan.tileCount(of: 0), TileRecorder.bytesPerTile),
+            // A picture rendered whole reports every tile of every pass.
+            (plan.bandCount == 1 ? plan.tileCount : 0, job.passes.count * MemoryLayout<TileRecord>.stride),
+            (keepsCounts ? job.size.pixelCount : 0, MemoryLayout<UInt32>.stride),
+            (job.colorScheme == .histogram ? EscapeHistogram.maximumBins : 0, 3 * MemoryLayout<UInt64>.stride),
+        ]
+        var total = 0
+        for (count, size) in terms {
+            let product = count.multipliedReportingOverflow(by: size)
+            let sum = total.addingReportingOverflow(product.partialValue)
+            guard !product.overflow, !sum.overflow else { return Int.max }
+            total = sum.partialValue
+        }
+        return total
+    }
+
+    /// Renders the picture with `strategy`, handing each finished band to `sink`.
+    ///
+    /// Before it starts, checks that the process may start the threads the strategy
+    /// needs: some mechanisms (GCD's pool, Foundation's `Thread`) cannot report a
+    /// thread that fails to start, and would wait for it forever.
+    ///
+    /// - Parameters:
+    ///   - strategy: Who runs the tiles.
+    ///   - sink: Who takes the finished bands; nil keeps a picture rendered whole in ``canvas``.
+    ///   - onTileFinished: Called on the worker's thread after each finished tile of every pass; cheap and thread-safe.
+    /// - Returns: The report. `wallSeconds` runs from the first pass's start to the last pass's
+    ///   completion; the sink's writing of the last bands comes after it.
+    /// - Throws: ``RenderCancelled`` if the cancel flag was set; a ``RenderFailure`` the strategy
+    ///   reported or found before starting; or the first error the sink reported.
+    public func run(
+        _ strategy: any RenderStrategy, sink: (any BandSink)? = nil, onTileFinished: (@Sendable () -> Void)? = nil
+    ) async throws -> RenderReport {
+        let threads = strategy.threadsStarted(for: plan)
+        // The threads a render's own queues start (bands, writer, histogram) besides the strategy's.
+        let helperThreads = 3
+        if threads > 0, let available = ResourceLimits.threadsAvailable(), threads + helperThreads > available {
+            throw RenderFailure.threadsUnavailable(needed: threads + helperThreads, available: available)
+        }
+        let start = MonotonicClock.nanoseconds()
+        let startCPU = CPUTime.now()
+        let histogram = job.colorScheme == .histogram ? EscapeHistogram(limit: job.kernelLimit) : nil
+        let samples = SampleCounter(job: job, grid: grid)
+        let registry = WorkerRegistry()
+        var records: [RenderPass: [TileRecord]] = [:]
+        var sinkCPU = CPUTime.zero
+        var end = start
+        func report() -> RenderReport {
+            RenderReport(
+                strategy: strategy.name, wallSeconds: Double(end - start) / 1e9,
+                cpu: CPUTime.now().since(startCPU).since(sinkCPU), tiles: records[.coloring] ?? [],
+                countingTiles: records[.counting] ?? [], plannedWorkers: strategy.concurrentWorkers(for: plan))
+        }
+
+        for pass in job.passes {
+            let slots = zip(canvases, recorders).map { canvas, recorder in
+                BandPipeline.Slot(canvas: pass == .coloring ? canvas : nil, counts: counts, recorder: recorder)
+            }
+            let pipeline = BandPipeline(
+                plan: plan, slots: slots, sink: pass == .coloring ? sink : nil, cancellation: cancellation,
+                keepsTileRecords: plan.bandCount == 1, origin: start)
+            let renderer = renderer(for: pass, samples: samples, histogram: histogram)
+            func work(_ bandPlan: WorkPlan, from firstTile: Int) -> RenderWork {
+                RenderWork(
+                    plan: bandPlan, firstTile: firstTile, picturePlan: plan, pass: pass, renderer: renderer,
+                    pipeline: pipeline,
+                    registry: registry, cancellation: cancellation, onTileFinished: onTileFinished)
+            }
+            var failure: RenderFailure?
+            if plan.isDynamic {
+                // One run over every band: workers flow from one band into the next.
+                let whole = work(plan, from: 0)
+                await StrategyRunner.run(strategy, work: whole)
+                failure = whole.failure
+            } else {
+                // A static plan runs band by band (see WorkPlan), each starting once its buffer is free.
+                for band in 0..<plan.bandCount where failure == nil && !cancellation.isCancelled {
+                    await pipeline.slotFree(for: band)
+                    guard !cancellation.isCancelled else { break }
+                    let bandWork = work(plan.band(band), from: plan.firstTile(of: band))
+                    await StrategyRunner.run(strategy, work: bandWork)
+                    failure = bandWork.failure
+                }
+            }
+            end = MonotonicClock.nanoseconds()
+            let outcome = await pipeline.drain()
+            records[pass] = outcome.records
+            sinkCPU = sinkCPU.adding(outcome.sinkCPU)
+            if let failure { throw failure }
+            if let error = outcome.deliveryError { throw error }
+            if cancellation.isCancelled { throw RenderCancelled(report: report()) }
+            if pass == .counting, let histogram {
+                // The seal queues behind every tile's batch; the colouring pass starts after it.
+                await withCheckedContinuation { sealed in histogram.seal { sealed.resume() } }
+            }
+        }
+        return report()
+    }
+
+    private func renderer(for pass: RenderPass, samples: SampleCounter, histogram: EscapeHistogram?) -> any TileRenderer
+    {
+        switch pass {
+        case .counting:
+            return CountingTileRenderer(samples: samples, histogram: histogram!, supersampling: job.supersampling)
+        case .coloring:
+            let colorizer = RowColorizer(
+                scheme: job.colorScheme, limit: job.kernelLimit, palette: job.palette, histogram: histogram)
+            return job.supersampling == 1
+                ? PixelTileRenderer(samples: samples, colorizer: colorizer)
+                : SupersampledTileRenderer(samples: samples, colorizer: colorizer, supersampling: job.supersampling)
+        }
+    }
+}
+
+extension PictureRender {
+    /// Renders `job` whole with `strategy` and returns the picture and the report: the short way, for tests and tools.
+    public static func render(
+        _ job: RenderJob, with strategy: any RenderStrategy, cancellation: CancellationFlag = CancellationFlag()
+    ) async throws -> (PixelBuffer, RenderReport) {
+        let render = try PictureRender(job: job, cancellation: cancellation)
+        let report = try await render.run(strategy)
+        return (render.canvas!, report)
+    }
+}

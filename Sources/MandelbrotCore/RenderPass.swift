@@ -1,0 +1,12 @@
+/// One run of a strategy over every tile of a plan.
+///
+/// Most colourings need one pass. Histogram colouring needs the distribution of
+/// the whole picture's escape values before it can colour any pixel, so it
+/// runs the strategy twice: a counting pass that fills the histogram and
+/// writes no pixel, then a colouring pass.
+public enum RenderPass: Sendable, Hashable {
+    /// Every sample's escape value counted into the histogram; no pixels written.
+    case counting
+    /// Every pixel computed, coloured and written.
+    case coloring
+}

@@ -1,0 +1,52 @@
+/// Processor time used so far, from `getrusage`.
+public struct CPUTime: Sendable, Equatable {
+    /// Seconds in user mode.
+    public var user: Double
+    /// Seconds in the kernel.
+    public var system: Double
+
+    /// User plus system seconds.
+    public var total: Double { user + system }
+
+    public init(user: Double, system: Double) {
+        self.user = user
+        self.system = system
+    }
+
+    /// No time at all.
+    public static let zero = CPUTime(user: 0, system: 0)
+
+    /// The whole process's usage so far, over all its threads.
+    public static func now() -> CPUTime { usage(of: RUSAGE_SELF.rawValue) }
+
+    /// The calling thread's usage so far.
+    public static func currentThread() -> CPUTime {
+        #if os(Linux)
+            // RUSAGE_THREAD, which Glibc's module leaves out (it needs _GNU_SOURCE).
+            usage(of: 1)
+        #else
+            .zero
+        #endif
+    }
+
+    private static func usage(of who: Int32) -> CPUTime {
+        var usage = rusage()
+        #if os(Linux)
+            getrusage(__rusage_who_t(who), &usage)
+        #else
+            getrusage(who, &usage)
+        #endif
+        func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+        return CPUTime(user: seconds(usage.ru_utime), system: seconds(usage.ru_stime))
+    }
+
+    /// The sum of two usages.
+    public func adding(_ other: CPUTime) -> CPUTime {
+        CPUTime(user: user + other.user, system: system + other.system)
+    }
+
+    /// The usage between `earlier` and this reading.
+    public func since(_ earlier: CPUTime) -> CPUTime {
+        CPUTime(user: user - earlier.user, system: system - earlier.system)
+    }
+}

@@ -1,0 +1,140 @@
+/// What the operating system still allows this process: descriptors, threads and memory.
+///
+/// Each answer is read at the moment it is asked (other processes share the
+/// same limits), and nil means "no limit that can be read".
+public enum ResourceLimits {
+    // MARK: - File descriptors
+
+    /// The descriptors this process may have open at once (the soft `RLIMIT_NOFILE`), after
+    /// raising it towards the hard limit if it is below `wanted`.
+    public static func fileDescriptors(raisingTo wanted: Int) -> Int {
+        var limit = rlimit()
+        guard getrlimit(resource(RLIMIT_NOFILE), &limit) == 0 else { return wanted }
+        if limit.rlim_cur != unlimited, Int(clamping: limit.rlim_cur) < wanted {
+            let raised = limit.rlim_max == unlimited ? rlim_t(wanted) : min(limit.rlim_max, rlim_t(wanted))
+            var higher = limit
+            higher.rlim_cur = raised
+            if setrlimit(resource(RLIMIT_NOFILE), &higher) == 0 { limit = higher }
+        }
+        return limit.rlim_cur == unlimited ? Int.max : Int(clamping: limit.rlim_cur)
+    }
+
+    /// The descriptors open in this process now.
+    public static func openFileDescriptors() -> Int? {
+        guard let directory = opendir("/proc/self/fd") else { return nil }
+        defer { closedir(directory) }
+        var count = 0
+        while let entry = readdir(directory) {
+            if entry.pointee.d_name.0 != UInt8(ascii: ".") { count += 1 }
+        }
+        return count - 1  // the descriptor of the listing itself
+    }
+
+    // MARK: - Threads
+
+    /// How many more threads this process can start now, or nil when nothing limits it
+    /// that can be read: the user's process limit (`ulimit -u`, which counts threads and
+    /// does not bind root), the cgroup's `pids.max` and the system's `threads-max`.
+    public static func threadsAvailable() -> Int? {
+        var answers: [Int] = []
+        if geteuid() != 0, let perUser = userThreadLimit() {
+            answers.append(perUser - threadsOfUser(getuid()))
+        }
+        if let maximum = SystemFile.text("/sys/fs/cgroup/pids.max").flatMap({ Int($0.trimmed) }),
+            let current = SystemFile.text("/sys/fs/cgroup/pids.current").flatMap({ Int($0.trimmed) })
+        {
+            answers.append(maximum - current)
+        }
+        // /proc/loadavg: "0.00 0.01 0.05 1/123 4567": runnable/total threads in the system.
+        if let maximum = SystemFile.text("/proc/sys/kernel/threads-max").flatMap({ Int($0.trimmed) }),
+            let total = SystemFile.text("/proc/loadavg")?.split(separator: " ").dropFirst(3).first?
+                .split(separator: "/").last.flatMap({ Int($0) })
+        {
+            answers.append(maximum - total)
+        }
+        return answers.min().map { max(0, $0) }
+    }
+
+    /// The soft `RLIMIT_NPROC`, raised to the hard limit first; nil if unlimited.
+    private static func userThreadLimit() -> Int? {
+        var limit = rlimit()
+        guard getrlimit(resource(userProcessLimit), &limit) == 0 else { return nil }
+        if limit.rlim_cur != limit.rlim_max {
+            var higher = limit
+            higher.rlim_cur = limit.rlim_max
+            if setrlimit(resource(userProcessLimit), &higher) == 0 { limit = higher }
+        }
+        return limit.rlim_cur == unlimited ? nil : Int(clamping: limit.rlim_cur)
+    }
+
+    /// The threads of every process whose real user is `user`: what `RLIMIT_NPROC` counts.
+    private static func threadsOfUser(_ user: uid_t) -> Int {
+        guard let directory = opendir("/proc") else { return 0 }
+        defer { closedir(directory) }
+        var total = 0
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard name.first?.isNumber == true, let status = SystemFile.text("/proc/\(name)/status"),
+                let uid = SystemFile.field("Uid", in: status)?.split(whereSeparator: \.isWhitespace).first,
+                uid_t(uid) == user
+            else { continue }
+            total += SystemFile.field("Threads", in: status).flatMap { Int($0) } ?? 1
+        }
+        return total
+    }
+
+    // MARK: - Memory
+
+    /// Bytes this process can still allocate, or nil when nothing limits it that can be
+    /// read: its address-space and data limits (`ulimit -v`, `ulimit -d`), its cgroup's
+    /// `memory.max`, and the memory and swap the system has available.
+    public static func memoryAvailable() -> Int? {
+        var answers: [Int] = []
+        let status = SystemFile.text("/proc/self/status") ?? ""
+        func kilobytes(_ key: String, in text: String) -> Int? {
+            SystemFile.field(key, in: text)?.split(separator: " ").first.flatMap { Int($0) }.map { $0 * 1024 }
+        }
+        for (limitName, usedKey) in [(RLIMIT_AS, "VmSize"), (RLIMIT_DATA, "VmData")] {
+            var limit = rlimit()
+            if getrlimit(resource(limitName), &limit) == 0, limit.rlim_cur != unlimited,
+                let used = kilobytes(usedKey, in: status)
+            {
+                answers.append(Int(clamping: limit.rlim_cur) - used)
+            }
+        }
+        if let maximum = SystemFile.text("/sys/fs/cgroup/memory.max").flatMap({ Int($0.trimmed) }),
+            let current = SystemFile.text("/sys/fs/cgroup/memory.current").flatMap({ Int($0.trimmed) })
+        {
+            answers.append(maximum - current)
+        }
+        if let info = SystemFile.text("/proc/meminfo"), let available = kilobytes("MemAvailable", in: info) {
+            answers.append(available + (kilobytes("SwapFree", in: info) ?? 0))
+        }
+        return answers.min().map { max(0, $0) }
+    }
+
+    /// `RLIM_INFINITY`, which Swift imports as a literal it cannot fit in `rlim_t`.
+    private static let unlimited = rlim_t.max
+
+    #if os(Linux)
+        /// `RLIMIT_NPROC`, which Glibc's module spells `__RLIMIT_NPROC` and does not export.
+        private static let userProcessLimit = __rlimit_resource(rawValue: 6)
+        private static func resource(_ value: __rlimit_resource) -> __rlimit_resource_t {
+            __rlimit_resource_t(value.rawValue)
+        }
+    #else
+        private static let userProcessLimit = RLIMIT_NPROC
+        private static func resource(_ value: Int32) -> Int32 { value }
+    #endif
+}
+
+extension StringProtocol {
+    /// Without leading and trailing white space.
+    var trimmed: SubSequence {
+        let start = firstIndex { !$0.isWhitespace } ?? endIndex
+        let end = lastIndex { !$0.isWhitespace }.map(index(after:)) ?? start
+        return self[start..<end]
+    }
+}

@@ -1,0 +1,44 @@
+public import ArgumentParser
+import ImageFiles
+public import MandelbrotCore
+import StrategyCatalog
+
+// The value types options parse into: each reads its text once, by the rule in ValueParsing.
+
+extension PixelSize: ExpressibleByArgument {
+    public init?(argument: String) {
+        guard let size = try? ValueParsing.size(argument) else { return nil }
+        self = size
+    }
+}
+
+/// A strategy named on the command line, from the catalog.
+struct StrategyChoice: ExpressibleByArgument, Sendable {
+    let strategy: any RenderStrategy
+
+    init?(argument: String) {
+        guard let strategy = StrategyCatalog.strategy(named: String(argument.trimmingBlanks)) else { return nil }
+        self.strategy = strategy
+    }
+
+    init(_ strategy: any RenderStrategy) { self.strategy = strategy }
+
+    static var allValueStrings: [String] { StrategyCatalog.names }
+
+    var defaultValueDescription: String { strategy.name }
+
+    /// Every name, comma-separated, for help and error messages.
+    static var allowedList: String { StrategyCatalog.names.joined(separator: ", ") }
+}
+
+/// An option whose values are a fixed set of words: blanks around the word are ignored, as everywhere.
+protocol WordArgument: ExpressibleByArgument, RawRepresentable<String>, CaseIterable {}
+
+extension WordArgument {
+    public init?(argument: String) { self.init(rawValue: String(argument.trimmingBlanks)) }
+}
+
+extension ColorScheme: ExpressibleByArgument, WordArgument {}
+extension WorkSplit: ExpressibleByArgument, WordArgument {}
+extension IterationKernel: ExpressibleByArgument, WordArgument {}
+extension PNGCompression: ExpressibleByArgument, WordArgument {}

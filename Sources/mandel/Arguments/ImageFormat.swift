@@ -1,0 +1,15 @@
+import ArgumentParser
+
+/// The file formats `mandel render` writes.
+enum ImageFormat: String, CaseIterable, WordArgument {
+    /// PNG through libpng: 8-bit gray or RGB, with text chunks.
+    case png
+    /// Binary PBM (`P4`): one bit per pixel, the Benchmarks Game's format.
+    case pbm
+}
+
+/// A fixed, well-known workload.
+enum Preset: String, CaseIterable, WordArgument {
+    /// The Computer Language Benchmarks Game "mandelbrot" task: N×N, [−1.5, 0.5] × [−1, 1], 50 iterations.
+    case benchmarksGame = "benchmarks-game"
+}

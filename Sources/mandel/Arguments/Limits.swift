@@ -1,0 +1,24 @@
+/// The documented bounds of every option (README, "Options").
+enum Limits {
+    /// The largest width or height: the PNG format's limit, 2³¹ − 1 (the writer lifts
+    /// libpng's default limit of 1,000,000, which only protects readers).
+    static let maximumSide = 2_147_483_647
+    /// The largest picture that `compare`, `sweep` and the work maps keep whole in memory (16384 × 16384 pixels).
+    static let maximumInMemoryPixels = 1 << 28
+    /// `render` keeps a picture of up to this many bytes whole in memory; larger ones
+    /// render in bands, which is faster from here up (the encoder overlaps the render).
+    static let wholePictureBytes = 8 << 20
+    /// The most bytes one band of a banded render holds (three are in flight at once).
+    static let bandBytes = 8 << 20
+    /// The fewest bands a picture is cut into by default, so that encoding overlaps rendering.
+    static let minimumBands = 8
+    /// The largest iteration limit.
+    static let maximumIterations = 100_000_000
+    /// The most workers.
+    static let maximumWorkers = 1024
+    /// The longest grace after SIGTERM, in seconds.
+    static let maximumGrace = 3600.0
+    /// Iterations per trip through the palette: below the minimum a pixel's colour no longer
+    /// follows its escape value (the fraction of a cycle runs out of digits).
+    static let paletteCycle = 0.001...1e9
+}

@@ -1,0 +1,114 @@
+public import ArgumentParser
+import MandelbrotCore
+
+/// The one rule every option value follows, documented in the README ("Options").
+///
+/// - Spaces and tabs around a value, and around each item of a list, are ignored.
+/// - Numbers are decimal: `12`, `-0.5`, `2.5e-3`. Hexadecimal (`0x1p3`), `inf`, `nan`
+///   and digit separators are refused everywhere.
+/// - A list is comma-separated: `1,2,4`, `-0.5, 0`.
+/// - A size is `WxH` or `N` (N×N), whole numbers, `x` in either case.
+///
+/// A value that does not follow the rule is refused by the parser, which names the option
+/// ("The value 'x' is invalid for '--zoom <zoom>': …"); a value that follows it but is out
+/// of range is refused by the command's `validate()`, which names the range.
+enum ValueParsing {
+    /// Why a value was refused: the allowed form, with an example.
+    struct Refusal: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// A whole number, such as `-12` or `4`.
+    static func integer(_ text: some StringProtocol) throws -> Int {
+        let trimmed = text.trimmingBlanks
+        guard isDecimal(trimmed, fraction: false), let value = Int(trimmed) else {
+            throw Refusal(description: "give a whole number such as 4")
+        }
+        return value
+    }
+
+    /// A real number in decimal notation, such as `-0.5` or `2.5e-3`.
+    static func real(_ text: some StringProtocol) throws -> Double {
+        let trimmed = text.trimmingBlanks
+        guard isDecimal(trimmed, fraction: true), let value = Double(trimmed) else {
+            throw Refusal(description: "give a decimal number such as 2.5 or 1e-3")
+        }
+        return value
+    }
+
+    /// Comma-separated items, each read by `item`.
+    static func list<Item>(_ text: some StringProtocol, item: (Substring) throws -> Item) throws -> [Item] {
+        try String(text).split(separator: ",", omittingEmptySubsequences: false).map { try item($0) }
+    }
+
+    /// `WxH` or `N`, each side from 1 to `maximum`.
+    static func size(_ text: some StringProtocol, maximum: Int = Limits.maximumSide) throws -> PixelSize {
+        let parts = text.trimmingBlanks.split(omittingEmptySubsequences: false) { $0 == "x" || $0 == "X" }
+        guard (1...2).contains(parts.count),
+            let sides = try? parts.map({ try integer($0) })
+        else {
+            throw Refusal(description: "give WxH or N with whole numbers, such as 1200x800 or 64")
+        }
+        let width = sides[0]
+        let height = sides.count == 2 ? sides[1] : sides[0]
+        guard (1...maximum).contains(width), (1...maximum).contains(height) else {
+            throw Refusal(description: "sides must be from 1 to \(maximum)")
+        }
+        return PixelSize(width: width, height: height)
+    }
+
+    /// `re,im`: two decimal numbers.
+    static func complex(_ text: some StringProtocol) throws -> ComplexValue {
+        let parts = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 2, let realPart = try? real(parts[0]), let imaginaryPart = try? real(parts[1]) else {
+            throw Refusal(description: "give two decimal numbers re,im such as -0.5,0")
+        }
+        return ComplexValue(real: realPart, imaginary: imaginaryPart)
+    }
+
+    /// Whether `text` is a decimal number: an optional sign, digits with an optional
+    /// fraction (when `fraction`), and an optional exponent.
+    private static func isDecimal(_ text: Substring, fraction: Bool) -> Bool {
+        var characters = text.utf8[...]
+        if let sign = characters.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+            characters = characters.dropFirst()
+        }
+        func digits() -> Int {
+            let count = characters.prefix { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }.count
+            characters = characters.dropFirst(count)
+            return count
+        }
+        var count = digits()
+        if fraction, characters.first == UInt8(ascii: ".") {
+            characters = characters.dropFirst()
+            count += digits()
+        }
+        guard count > 0 else { return false }
+        if fraction, let exponent = characters.first, exponent == UInt8(ascii: "e") || exponent == UInt8(ascii: "E") {
+            characters = characters.dropFirst()
+            if let sign = characters.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+                characters = characters.dropFirst()
+            }
+            guard digits() > 0 else { return false }
+        }
+        return characters.isEmpty
+    }
+}
+
+/// A complex number as typed: `--center`'s and `--julia`'s `re,im`.
+struct ComplexValue: Hashable {
+    var real: Double
+    var imaginary: Double
+
+    var isFinite: Bool { real.isFinite && imaginary.isFinite }
+}
+
+extension StringProtocol {
+    /// Without the spaces and tabs around it.
+    var trimmingBlanks: Substring {
+        let text = self[...]
+        let start = text.firstIndex { $0 != " " && $0 != "\t" } ?? text.endIndex
+        let end = text.lastIndex { $0 != " " && $0 != "\t" }.map(text.index(after:)) ?? start
+        return Substring(text[start..<end])
+    }
+}

@@ -1,0 +1,111 @@
+import ArgumentParser
+import Comparison
+import ImageFiles
+import MandelbrotCore
+import Platform
+import StrategyCatalog
+import WorkVisuals
+
+/// `mandel compare`: every strategy on the same workload, side by side.
+struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
+    static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Measure the strategies side by side on the same workload.",
+        discussion: """
+            Runs each strategy --warmup times uncounted, then --runs times counted, interleaved \
+            (A B C A B C …) so that drift on a shared machine hits all of them alike. Prints one \
+            row per strategy: wall time (median, min, max, standard deviation, a bootstrap 95% \
+            interval for the median), CPU time, speedup against serial, parallel efficiency, \
+            throughput, load balance, a checksum of the pixels and a verdict against the fastest. \
+            No picture is encoded: libpng never enters a timing. Exits with 70 if two strategies \
+            produce different pixels.
+            """
+    )
+
+    @OptionGroup(title: "View")
+    var view: ViewOptions
+
+    @OptionGroup(title: "Work split")
+    var work: WorkOptions
+
+    @OptionGroup(title: "Measurement")
+    var measurement: MeasurementOptions
+
+    @Option(
+        help: ArgumentHelp(
+            "Write each strategy's ownership map (from its last run) into this existing folder as <strategy>.png.",
+            valueName: "folder"))
+    var ownershipMaps: String?
+
+    @Flag(
+        help:
+            "Add a row gcd+progress: gcd with the progress bar's dispatch source attached (not drawn), to measure its cost."
+    )
+    var progressOverhead = false
+
+    var outputCount: Int { measurement.outputs.count + (ownershipMaps == nil ? 0 : entries.count) }
+
+    var workerThreads: Int {
+        let plan = RenderJob(view: view, work: work).plan()
+        return entries.map { $0.strategy.threadsStarted(for: plan) }.max() ?? 0
+    }
+
+    mutating func validate() throws {
+        try view.validateFitsInMemory(because: "mandel compare keeps whole pictures in memory")
+        try work.validateSingleValues(command: "compare", size: view.size)
+        try validateDistinctOutputs(measurement.outputs + mapOutputs)
+    }
+
+    /// The rows, in order.
+    var entries: [MeasurementSession.Entry] {
+        measurement.strategyList.map { MeasurementSession.Entry(strategy: $0, reportsProgress: false) }
+            + (progressOverhead
+                ? [MeasurementSession.Entry(strategy: StrategyCatalog.recommended, reportsProgress: true)] : [])
+    }
+
+    private var mapOutputs: [(option: String, path: String)] {
+        guard let ownershipMaps else { return [] }
+        return entries.map { ("--ownership-maps", "\(ownershipMaps)/\($0.name).png") }
+    }
+
+    func run() async throws {
+        let job = RenderJob(view: view, work: work)
+        try await CommandRun.perform(grace: measurement.grace) { watch in
+            let results = try measurement.outputs.map { _, path throws(ImageFileError) in try OutputFile(path: path) }
+            let maps = try mapOutputs.map { _, path throws(ImageFileError) in try OutputFile(path: path) }
+            let outputs = OutputSet(results + maps)
+            do {
+                try await measure(job: job, results: results, maps: maps, watch: watch)
+                if watch.stoppedBy != nil { throw CommandRun.Stopped() }
+                try outputs.commit()
+            } catch {
+                outputs.discard()
+                throw error
+            }
+        }
+    }
+
+    @MainActor
+    private func measure(job: RenderJob, results: [OutputFile], maps: [OutputFile], watch: SignalWatch) async throws {
+        let report = measurement.report
+        try report.line(WorkloadText.describe(job, warmup: measurement.warmup, runs: measurement.runs))
+        let entries = self.entries
+        let session = MeasurementSession(
+            entries: entries, job: job, warmup: measurement.warmup, runs: measurement.runs,
+            cancellation: watch.cancellation)
+        let comparison = try await session.measure { entry, canvas, report in
+            guard let index = entries.firstIndex(where: { $0.name == entry.name }), index < maps.count else { return }
+            let title =
+                "\(entry.name), \(job.splitLabel), \(report.plannedWorkers) workers, wall \(NumberFormat.seconds(report.wallSeconds))"
+            try PictureWriter.writePNG(OwnershipMap.draw(canvas: canvas, report: report, title: title), to: maps[index])
+        }
+        try ensureIdenticalPixels(comparison)
+        try report.line(ComparisonTable.render(comparison))
+        try report.line(WorkloadText.summary(of: comparison))
+
+        let workload = WorkloadText.exportDescription(job, warmup: measurement.warmup, runs: measurement.runs)
+        let export = ComparisonExport(
+            compare: comparison, workload: workload, machine: MachineDescription(processors: ProcessorCount.available))
+        try measurement.write(export: export, chart: Charts.compare(comparison, job: job), to: results)
+    }
+}

@@ -1,0 +1,156 @@
+import ArgumentParser
+import Comparison
+import Foundation
+import ImageFiles
+import MandelbrotCore
+import Platform
+
+/// The axis a sweep varies.
+enum SweepAxis: String {
+    case workers
+    case tile
+}
+
+/// One value of the swept axis and what was measured there.
+struct SweepPoint {
+    let value: Int
+    let comparison: StrategyComparison
+}
+
+/// `mandel sweep`: the comparison repeated over worker counts or tile sizes.
+struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
+    static let configuration = CommandConfiguration(
+        commandName: "sweep",
+        abstract: "Measure how each strategy scales with workers, or what each task costs as tiles shrink.",
+        discussion: """
+            Give a list to exactly one of --workers (e.g. 1,2,4,8) or --tile (e.g. 8,16,32,64,128,256,512, \
+            square tiles). Each point is measured as 'mandel compare' measures. At tiny tiles the \
+            per-task cost of a Thread, an Operation, a GCD block and a Task shows up plainly.
+            """
+    )
+
+    @OptionGroup(title: "View")
+    var view: ViewOptions
+
+    @OptionGroup(title: "Work split")
+    var work: WorkOptions
+
+    @OptionGroup(title: "Measurement")
+    var measurement: MeasurementOptions
+
+    var outputCount: Int { measurement.outputs.count }
+
+    /// The most threads any point starts: at its largest worker count.
+    var workerThreads: Int {
+        var job = RenderJob(view: view, work: work)
+        job.workers = work.workers?.max() ?? job.workers
+        return measurement.strategyList.map { $0.threadsStarted(for: job.plan()) }.max() ?? 0
+    }
+
+    mutating func validate() throws {
+        try view.validateFitsInMemory(because: "mandel sweep keeps whole pictures in memory")
+        try work.validateTiles(fitIn: view.size)
+        let workerList = work.workers ?? []
+        let tileList = work.tile ?? []
+        switch (workerList.count > 1, tileList.count > 1) {
+        case (true, true):
+            throw ValidationError("sweep one axis at a time: give a list to --workers or to --tile, not both")
+        case (false, false):
+            throw ValidationError("give a list to --workers (e.g. 1,2,4,8) or to --tile (e.g. 16,32,64,128)")
+        default: break
+        }
+        if let square = tileList.first(where: { $0.width != $0.height }), tileList.count > 1 {
+            throw ValidationError("--tile lists square tiles for a sweep, such as 16,32,64 (got \(square))")
+        }
+        for (option, values) in [("--workers", workerList), ("--tile", tileList.map(\.width))] {
+            if let repeated = values.indices.first(where: { values[..<$0].contains(values[$0]) }) {
+                throw ValidationError(
+                    "\(option) lists \(values[repeated]) more than once; each point of a sweep is measured once")
+            }
+        }
+        if tileList.count > 1 && work.split != .tiles {
+            throw ValidationError("sweeping --tile needs --split tiles (got \(work.split.rawValue))")
+        }
+        try validateDistinctOutputs(measurement.outputs)
+    }
+
+    func run() async throws {
+        let axis: SweepAxis = (work.workers?.count ?? 0) > 1 ? .workers : .tile
+        let values = axis == .workers ? work.workers! : work.tile!.map(\.width)
+        let template = RenderJob(view: view, work: work)
+        try await CommandRun.perform(grace: measurement.grace) { watch in
+            let files = try measurement.outputs.map { _, path throws(ImageFileError) in try OutputFile(path: path) }
+            let outputs = OutputSet(files)
+            do {
+                try await sweep(template: template, axis: axis, values: values, files: files, watch: watch)
+                if watch.stoppedBy != nil { throw CommandRun.Stopped() }
+                try outputs.commit()
+            } catch {
+                outputs.discard()
+                throw error
+            }
+        }
+    }
+
+    @MainActor
+    private func sweep(
+        template: RenderJob, axis: SweepAxis, values: [Int], files: [OutputFile], watch: SignalWatch
+    ) async throws {
+        let report = measurement.report
+        try report.line(
+            "sweep over \(axis.rawValue) \(values.map(String.init).joined(separator: ",")): "
+                + WorkloadText.describe(template, warmup: measurement.warmup, runs: measurement.runs, sweeping: axis))
+        var points: [SweepPoint] = []
+        for value in values {
+            var job = template
+            switch axis {
+            case .workers: job.workers = value
+            case .tile: job.tileSize = TileSize(width: value, height: value)
+            }
+            let session = MeasurementSession(
+                entries: measurement.strategyList.map {
+                    MeasurementSession.Entry(strategy: $0, reportsProgress: false)
+                }, job: job,
+                warmup: measurement.warmup, runs: measurement.runs, cancellation: watch.cancellation)
+            let comparison = try await session.measure()
+            try ensureIdenticalPixels(comparison)
+            points.append(SweepPoint(value: value, comparison: comparison))
+        }
+        try report.line(SweepTable.render(points, axis: axis))
+
+        let workload = WorkloadText.exportDescription(template, warmup: measurement.warmup, runs: measurement.runs)
+        let export = ComparisonExport(
+            sweep: points.map {
+                (
+                    workers: axis == .workers ? $0.value : nil, tile: axis == .tile ? "\($0.value)x\($0.value)" : nil,
+                    comparison: $0.comparison
+                )
+            },
+            workload: workload, machine: MachineDescription(processors: ProcessorCount.available))
+        try measurement.write(export: export, chart: Charts.sweep(points, axis: axis, job: template), to: files)
+    }
+}
+
+/// The matrix `mandel sweep` prints: strategies down, points across.
+enum SweepTable {
+    static func render(_ points: [SweepPoint], axis: SweepAxis) -> String {
+        let names = points.first?.comparison.results.map(\.strategy) ?? []
+        var rows = [["strategy"] + points.map { axis == .workers ? "\($0.value) workers" : "tile \($0.value)" }]
+        for name in names {
+            rows.append(
+                [name]
+                    + points.map { point in
+                        guard let result = point.comparison.results.first(where: { $0.strategy == name }) else {
+                            return ""
+                        }
+                        let marker =
+                            point.comparison.hasVerdicts && point.comparison.fastest.strategy == name ? "*" : " "
+                        let speedup = point.comparison.speedup(of: result).map { String(format: " (%.2fx)", $0) } ?? ""
+                        return "\(marker)\(NumberFormat.milliseconds(result.wall.median))\(speedup)"
+                    })
+        }
+        let baseline = points.first?.comparison.baselineName ?? "the baseline"
+        return ComparisonTable.align(rows, rightAligned: Set(1..<rows[0].count))
+            + "\nmedian wall time in ms (speedup against \(baseline) at the same point); * fastest at that point"
+    }
+}

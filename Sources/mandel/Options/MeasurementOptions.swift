@@ -1,0 +1,110 @@
+import ArgumentParser
+import Comparison
+import ImageFiles
+import MandelbrotCore
+import StrategyCatalog
+
+/// The options `compare` and `sweep` share: which strategies, how many runs, and where the results go.
+struct MeasurementOptions: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "Strategies to measure, comma-separated (default: all). \(StrategyCatalog.baseline.name) is always measured, as the baseline.",
+            valueName: "list"),
+        transform: { text in
+            try ValueParsing.list(text) { name in
+                guard let choice = StrategyChoice(argument: String(name)) else {
+                    throw ValueParsing.Refusal(
+                        description:
+                            "unknown strategy '\(name.trimmingBlanks)'; choose from \(StrategyChoice.allowedList)")
+                }
+                return choice
+            }
+        })
+    var strategies: [StrategyChoice]?
+
+    @Option(
+        parsing: .unconditional, help: "Uncounted runs of each strategy before the counted ones, 0…100.",
+        transform: { try ValueParsing.integer($0) })
+    var warmup = 1
+
+    @Option(
+        parsing: .unconditional, help: "Counted runs of each strategy, 1…1000; 3 or more for a verdict.",
+        transform: { try ValueParsing.integer($0) })
+    var runs = 5
+
+    @Option(
+        help: ArgumentHelp(
+            "Write the results as JSON (hyperfine-style schema, see the README); - for standard output.",
+            valueName: "file"))
+    var json: String?
+
+    @Option(
+        help: ArgumentHelp("Write the results as CSV, one row per strategy; - for standard output.", valueName: "file"))
+    var csv: String?
+
+    @Option(help: ArgumentHelp("Write a chart as a self-contained SVG; - for standard output.", valueName: "file.svg"))
+    var chart: String?
+
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds the measurement may still take after SIGTERM before it is cancelled, 0…3600.",
+        transform: { try ValueParsing.real($0) })
+    var grace = 5.0
+
+    mutating func validate() throws {
+        try validateGrace(grace)
+        guard (0...100).contains(warmup) else {
+            throw ValidationError("--warmup must be from 0 to 100 (got \(warmup))")
+        }
+        guard (1...1000).contains(runs) else { throw ValidationError("--runs must be from 1 to 1000 (got \(runs))") }
+    }
+
+    /// The strategies in order, the baseline first, each once.
+    var strategyList: [any RenderStrategy] {
+        guard let strategies else { return StrategyCatalog.all }
+        var list = [StrategyCatalog.baseline]
+        for choice in strategies where !list.contains(where: { $0.name == choice.strategy.name }) {
+            list.append(choice.strategy)
+        }
+        return list
+    }
+
+    /// Where the human report goes: standard output, unless a result file goes there.
+    var report: HumanReport {
+        HumanReport(toStandardError: outputs.contains { $0.path == OutputFile.standardOutputName })
+    }
+
+    /// Writes the results into the files opened for `outputs`, in the same order.
+    func write(export: ComparisonExport, chart: String, to files: [OutputFile]) throws(ImageFileError) {
+        for (file, (option, _)) in zip(files, outputs) {
+            switch option {
+            case "--json": try file.write(Array(export.json))
+            case "--csv": try file.write(Array(export.csv.utf8))
+            default: try file.write(Array(chart.utf8))
+            }
+        }
+    }
+
+    /// The result files asked for, with their options.
+    var outputs: [(option: String, path: String)] {
+        [("--json", json), ("--csv", csv), ("--chart", chart)].compactMap { option, path in path.map { (option, $0) } }
+    }
+}
+
+/// Checks `--grace`: a finite number of seconds from 0 to an hour.
+func validateGrace(_ grace: Double) throws {
+    guard (0...Limits.maximumGrace).contains(grace) else {
+        throw ValidationError("--grace must be a number of seconds from 0 to 3600 (got \(grace))")
+    }
+}
+
+/// Refuses two outputs that are the same file, however they are spelled, and more than one on standard output.
+func validateDistinctOutputs(_ outputs: [(option: String, path: String)]) throws {
+    if let (first, second) = OutputSet.firstSameFile(among: outputs.map(\.path)) {
+        let options = outputs.filter { $0.path == first || $0.path == second }.map(\.option)
+        let names =
+            first == second ? "'\(Display.path(first))'" : "'\(Display.path(first))' and '\(Display.path(second))'"
+        throw ValidationError(
+            "\(options.joined(separator: " and ")) name the same file (\(names)); each output needs a file of its own")
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import MandelbrotCore
+import Platform
+
+/// How the work is divided: workers, split, tile size and kernel.
+///
+/// `--workers` and `--tile` take one value for `render` and `compare`, and a
+/// comma-separated list for `sweep`: one declaration and one parser for all three.
+struct WorkOptions: ParsableArguments {
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Worker count, 1…1024 (default: the processors this process may use); mandel sweep takes a list such as 1,2,4.",
+            valueName: "n"),
+        transform: { try ValueParsing.list($0, item: ValueParsing.integer) })
+    var workers: [Int]?
+
+    @Option(help: "Work split: bands (one block of rows per worker), rows (interleaved), tiles (dynamic queue).")
+    var split: WorkSplit = .tiles
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Tile size of the tiles split, WxH or N (default: 64x64, cut to the picture); mandel sweep takes a list such as 16,32,64.",
+            valueName: "size"),
+        transform: { try ValueParsing.list($0) { try ValueParsing.size($0) } })
+    var tile: [TileSize]?
+
+    @Option(help: "Kernel: simd (vectorised, with the cardioid shortcut) or scalar (the plain reference loop).")
+    var kernel: IterationKernel = .simd
+
+    mutating func validate() throws {
+        if let workers, let outside = workers.first(where: { !(1...Limits.maximumWorkers).contains($0) }) {
+            throw ValidationError("--workers must be from 1 to \(Limits.maximumWorkers) (got \(outside))")
+        }
+    }
+
+    /// Refuses lists, for the commands that render one configuration; and tiles larger than `size`.
+    func validateSingleValues(command: String, size: PixelSize) throws {
+        for (option, count) in [("--workers", workers?.count ?? 0), ("--tile", tile?.count ?? 0)] where count > 1 {
+            throw ValidationError(
+                "\(option) takes one value for mandel \(command); to measure several, use mandel sweep \(option) with a list"
+            )
+        }
+        try validateTiles(fitIn: size)
+    }
+
+    /// Refuses tiles larger than the picture.
+    func validateTiles(fitIn size: PixelSize) throws {
+        if let tooLarge = tile?.first(where: { $0.width > size.width || $0.height > size.height }) {
+            throw ValidationError(
+                "--tile \(tooLarge) is larger than the \(size) picture; use a tile no larger than the picture")
+        }
+    }
+
+    /// The worker count: the first one given, or the processors this process may use.
+    var workerCount: Int { workers?.first ?? ProcessorCount.available }
+
+    /// The tile size for a picture of `size`: the first one given, or 64×64 cut to the picture.
+    func tileSize(for size: PixelSize) -> TileSize {
+        tile?.first ?? TileSize(width: min(64, size.width), height: min(64, size.height))
+    }
+}
+
+extension RenderJob {
+    /// The job the options describe: the one place a job is built from the command line.
+    init(view: ViewOptions, work: WorkOptions) {
+        self.init(
+            size: view.size, region: view.region, iterations: view.iterationLimit, colorScheme: view.colorScheme,
+            palette: view.colorPalette, split: work.split, tileSize: work.tileSize(for: view.size),
+            workers: work.workerCount, kernel: work.kernel, julia: view.juliaConstant,
+            supersampling: view.samplesPerAxis)
+    }
+}

@@ -1,0 +1,56 @@
+import Comparison
+import MandelbrotCore
+import Platform
+
+/// The charts `compare --chart` and `sweep --chart` write.
+enum Charts {
+    /// One bar per strategy: median wall time, whiskers from min to max.
+    static func compare(_ comparison: StrategyComparison, job: RenderJob) -> String {
+        let fastest = comparison.hasVerdicts ? comparison.fastest.strategy : nil
+        let bars = comparison.results.map { result in
+            SVGChart.Bar(
+                label: result.strategy, value: result.wall.median * 1000, low: result.wall.min * 1000,
+                high: result.wall.max * 1000, highlighted: result.strategy == fastest)
+        }
+        let runs = comparison.results[0].wall.values.count
+        return SVGChart.bars(
+            title: "mandel compare: wall time per strategy",
+            subtitle:
+                "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(job.workers) workers; \(runs) runs each, \(MachineDescription(processors: ProcessorCount.available).cpu)",
+            valueLabel: "wall time (ms), shorter is better", bars: bars)
+    }
+
+    /// One line per strategy over the swept axis.
+    static func sweep(_ points: [SweepPoint], axis: SweepAxis, job: RenderJob) -> String {
+        let names = points.first?.comparison.results.map(\.strategy) ?? []
+        let series = names.map { name in
+            SVGChart.Series(
+                name: name,
+                points: points.compactMap { point in
+                    guard let result = point.comparison.results.first(where: { $0.strategy == name }) else {
+                        return nil
+                    }
+                    switch axis {
+                    case .workers: return (Double(point.value), point.comparison.speedup(of: result) ?? 0)
+                    case .tile: return (Double(point.value), result.wall.median * 1000)
+                    }
+                })
+        }
+        switch axis {
+        case .workers:
+            return SVGChart.lines(
+                title: "mandel sweep: speedup against workers",
+                subtitle:
+                    "\(job.size), \(job.iterations) iterations, \(job.splitLabel); speedup = \(points.first?.comparison.baselineName ?? "baseline") median / strategy median",
+                xLabel: "workers", yLabel: "speedup over \(points.first?.comparison.baselineName ?? "baseline")",
+                logarithmicX: false, series: series)
+        case .tile:
+            return SVGChart.lines(
+                title: "mandel sweep: wall time against tile size",
+                subtitle:
+                    "\(job.size), \(job.iterations) iterations, \(job.workers) workers; square tiles, side in pixels",
+                xLabel: "tile side (pixels)", yLabel: "median wall time (ms)", logarithmicX: true, logarithmicY: true,
+                series: series)
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import ArgumentParser
+import ImageFiles
+import MandelbrotCore
+import WorkVisuals
+
+/// Runs a command's work with the signal watch in place from the first moment, and turns
+/// every way it can fail into one line on standard error and a documented exit code.
+///
+/// | code | meaning |
+/// | --- | --- |
+/// | 64 | bad usage (the argument parser's, from `validate()`) |
+/// | 70 | strategies produced different pixels |
+/// | 71 | the system ran out of memory, threads or descriptors |
+/// | 73 | an output cannot be created |
+/// | 74 | an output could not be written |
+/// | 128 + n | stopped by signal n (129 SIGHUP, 130 SIGINT, 131 SIGQUIT, 141 broken pipe, 143 SIGTERM, …) |
+enum CommandRun {
+    /// Thrown where a command notices a stop between two pieces of work.
+    struct Stopped: Error {}
+
+    /// Strategies that should agree produced different pixels: a bug.
+    struct PixelMismatch: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    @MainActor
+    static func perform(grace: Double, _ body: @MainActor (SignalWatch) async throws -> Void) async throws {
+        let watch = SignalWatch(grace: grace)
+        defer { watch.stop() }
+        do {
+            try await body(watch)
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            // A stop makes writers and renders fail on purpose: report the stop, not its echoes.
+            if watch.stoppedBy != nil {
+                printError(watch.stopMessage)
+                throw ExitCode(watch.exitStatus)
+            }
+            switch error {
+            case let failure as ImageFileError:
+                printError(failure.description)
+                throw ExitCode(failure.exitCode)
+            case let failure as RenderFailure:
+                printError(failure.description)
+                throw ExitCode(71)
+            case let mismatch as PixelMismatch:
+                printError(mismatch.description)
+                throw ExitCode(70)
+            default:
+                printError("internal error: \(error) (a bug; please report it)")
+                throw ExitCode(70)
+            }
+        }
+    }
+}
+
+/// Prints `mandel: <message>` on standard error.
+func printError(_ message: String) {
+    ProcessStart.writeError(message)
+}

@@ -1,0 +1,67 @@
+import ImageFiles
+import MandelbrotCore
+
+/// A picture file written row by row, top to bottom: a PNG through libpng's row API, or a PBM.
+///
+/// The file is complete after ``finish()``; it appears at its path when the run's
+/// outputs are committed together.
+final class ImageStream {
+    private enum Encoder {
+        case png(PNGWriter)
+        case pbm(PBMWriter)
+    }
+
+    let output: OutputFile
+    private let encoder: Encoder
+    /// Bytes in one row of the pixels handed to ``write(rows:count:)``.
+    let bytesPerRow: Int
+
+    /// Writes the header to `output`: the PNG's text chunks, or the PBM's size line.
+    ///
+    /// - Throws: `ImageFileError` if the header cannot be written.
+    init(
+        output: OutputFile, format: ImageFormat, compression: PNGCompression, size: ImageSize, channels: Int,
+        texts: [PNGWriter.TextChunk]
+    ) throws(ImageFileError) {
+        self.output = output
+        bytesPerRow = size.width * channels
+        switch format {
+        case .png:
+            encoder = .png(
+                try PNGWriter(
+                    output: output, width: size.width, height: size.height, channels: channels,
+                    compression: compression, texts: texts))
+        case .pbm:
+            precondition(channels == 1, "a PBM is written from gray pixels")
+            encoder = .pbm(try PBMWriter(output: output, width: size.width, height: size.height))
+        }
+    }
+
+    /// Encodes and writes the next `count` rows.
+    func write(rows: UnsafeBufferPointer<UInt8>, count: Int) throws(ImageFileError) {
+        switch encoder {
+        case .png(let writer): try writer.write(rows: rows, count: count)
+        case .pbm(let writer): try writer.write(gray: rows, rows: count)
+        }
+    }
+
+    /// Ends the image: the file is complete, but not yet in place.
+    func finish() throws(ImageFileError) {
+        if case .png(let writer) = encoder { try writer.finish() }
+        try output.flushAndClose()
+    }
+
+    /// The smallest file this stream can produce for `size`: a PBM's exact size, or, for a PNG,
+    /// the deflate format's limit of about 1032 bytes of input per byte of output, plus the chunks.
+    static func minimumBytes(format: ImageFormat, size: ImageSize, channels: Int) -> Int {
+        switch format {
+        case .pbm:
+            let header = "P4\n\(size.width) \(size.height)\n".utf8.count
+            return header + (size.width + 7) / 8 * size.height
+        case .png:
+            // Each row is preceded by its filter byte.
+            let raw = (size.width * channels + 1).multipliedReportingOverflow(by: size.height)
+            return raw.overflow ? Int.max : raw.partialValue / 1032 + 1024
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Platform
+
+/// What the process sets up before anything else runs.
+enum ProcessStart {
+    /// Descriptors the process uses besides its outputs: the three standard streams, Dispatch's
+    /// event loop, the main queue's wake-up and its timers, the signal sources, and files in /proc.
+    static let descriptorsBesidesOutputs = 16
+
+    /// Makes a write to a closed pipe or past `ulimit -f` fail with EPIPE or EFBIG, which
+    /// mandel reports and cleans up after, instead of killing the process on the spot.
+    static func deliverWriteErrorsAsErrors() {
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGXFSZ, SIG_IGN)
+    }
+
+    /// Raises the descriptor limit to what the command needs, or exits with 71 saying so.
+    ///
+    /// This must run before Dispatch starts: its main queue needs a descriptor of its
+    /// own, and without one it stops the process with an illegal instruction.
+    static func ensureFileDescriptors(forOutputs outputs: Int) {
+        let needed = descriptorsBesidesOutputs + outputs
+        let limit = ResourceLimits.fileDescriptors(raisingTo: needed)
+        let open = ResourceLimits.openFileDescriptors() ?? 3
+        // What is open already (inherited descriptors) counts against the limit too.
+        guard limit - open >= needed - 3 else {
+            writeError(
+                "too few file descriptors: mandel needs \(needed) and may open \(max(0, limit - open)) more ('ulimit -n' is \(limit)); raise the limit"
+            )
+            exit(71)
+        }
+    }
+
+    /// Threads the process needs besides the strategy's: the main queue's drain after
+    /// `dispatchMain()`, Dispatch's manager, the cooperative pool, and the queues of the
+    /// render, the writer and the signal watch (measured: a serial render under
+    /// `ulimit -u 10` stalls on Dispatch's retries, under 11 it does not).
+    static let threadsBesidesWorkers = 10
+
+    /// Exits with 71 saying so if the process may not start the threads the command needs.
+    ///
+    /// libdispatch retries a thread that will not start for ever, and corelibs
+    /// Foundation's `Thread.start()` ignores the failure, so a shortfall found later
+    /// would be a silent hang, not an error.
+    static func ensureThreads(forWorkers workers: Int) {
+        let needed = threadsBesidesWorkers + workers
+        guard let available = ResourceLimits.threadsAvailable(), available < needed else { return }
+        writeError(
+            "cannot start the \(needed) threads this run needs: this user may start only \(available) more ('ulimit -u' counts threads); lower --workers or raise the limit"
+        )
+        exit(71)
+    }
+
+    /// Writes `mandel: <message>` and a newline on standard error, with no buffering.
+    static func writeError(_ message: String) {
+        writeRaw("mandel: \(message)\n")
+    }
+
+    /// Writes `text` on standard error as it is, with no buffering; a failure is ignored
+    /// (standard error is where failures would be reported).
+    static func writeRaw(_ text: String) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
+    /// Ends the process at once with `status`: no exit handlers, which on a busy process
+    /// could run into Dispatch's teardown; every output is already written or removed.
+    static func exit(_ status: Int32) -> Never {
+        _exit(status)
+    }
+}
+
+/// What a command will ask of the system, so the process can check before Dispatch starts.
+protocol ProcessNeeds {
+    /// The files it will open.
+    var outputCount: Int { get }
+    /// The threads its strategies start, besides the process's own.
+    var workerThreads: Int { get }
+}

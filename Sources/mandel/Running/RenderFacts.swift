@@ -1,0 +1,180 @@
+import Comparison
+import Foundation
+import ImageFiles
+import MandelbrotCore
+import Platform
+
+/// What a render is, settled before it starts. Every output of the run (the line, the
+/// JSON, the PNG's text chunks, the trace's and the maps' titles) states these facts, so
+/// none can disagree with another.
+struct RenderFacts {
+    let job: RenderJob
+    let strategy: String
+    /// The workers the plan keeps busy: what every output reports.
+    let workers: Int
+    /// The workers asked for, which a small picture may not have tiles enough for.
+    let workersRequested: Int
+    /// Rows per band, or nil for a picture rendered whole.
+    let bandRows: Int?
+    let bandCount: Int
+    let format: ImageFormat
+    let output: String
+    /// The zoom from which neighbouring pixels coincide at this centre, if the view is past it.
+    let precisionLimit: Double?
+
+    init(
+        job: RenderJob, strategy: any RenderStrategy, plan: WorkPlan, bandRows: Int?, format: ImageFormat,
+        output: String
+    ) {
+        self.job = job
+        self.strategy = strategy.name
+        workers = strategy.concurrentWorkers(for: plan)
+        workersRequested = job.workers
+        self.bandRows = bandRows
+        bandCount = plan.bandCount
+        self.format = format
+        self.output = output
+        if case .view(let viewport) = job.region {
+            let grid = PixelSize(width: job.size.width * job.supersampling, height: job.size.height * job.supersampling)
+            precisionLimit =
+                viewport.hasCoincidentSamples(for: grid) ? viewport.precisionLimit(for: grid) ?? viewport.zoom : nil
+        } else {
+            precisionLimit = nil
+        }
+    }
+
+    /// The warning for a view too deep for `Double`, if this one is.
+    var precisionWarning: String? {
+        guard let precisionLimit, case .view(let viewport) = job.region else { return nil }
+        return "at --zoom \(viewport.zoom) neighbouring pixels sample the same point ('Double' runs out of digits "
+            + "at this centre from about zoom \(String(format: "%.3g", precisionLimit))); the picture will show blocks, not detail"
+    }
+
+    /// The output's name as messages show it.
+    var outputName: String { output == OutputFile.standardOutputName ? "standard output" : Display.path(output) }
+
+    /// The text chunks that say how the picture was made.
+    var textChunks: [PNGWriter.TextChunk] {
+        var chunks = [PNGWriter.TextChunk(key: "Software", text: "mandel \(Mandel.version)")]
+        switch job.region {
+        case .benchmarksGame:
+            chunks.append(.init(key: "mandel.preset", text: Preset.benchmarksGame.rawValue))
+        case .view(let viewport):
+            chunks.append(.init(key: "mandel.center", text: "\(viewport.centerReal),\(viewport.centerImaginary)"))
+            chunks.append(.init(key: "mandel.zoom", text: "\(viewport.zoom)"))
+            if let julia = job.julia {
+                chunks.append(.init(key: "mandel.julia", text: "\(julia.real),\(julia.imaginary)"))
+            }
+        }
+        return chunks + [
+            .init(key: "mandel.iterations", text: "\(job.iterations)"),
+            .init(key: "mandel.color", text: job.colorScheme.rawValue),
+            .init(key: "mandel.supersample", text: "\(job.supersampling)"),
+            .init(key: "mandel.kernel", text: job.kernel.rawValue),
+            .init(key: "mandel.strategy", text: strategy),
+            .init(key: "mandel.split", text: job.splitLabel),
+            .init(key: "mandel.workers", text: "\(workers)"),
+        ]
+    }
+
+    /// The first line of an ownership map's legend and a trace's name.
+    func title(wallSeconds: Double) -> String {
+        "\(strategy), \(job.splitLabel), \(workers) worker\(workers == 1 ? "" : "s"), wall \(NumberFormat.seconds(wallSeconds))"
+    }
+}
+
+/// What `mandel render` reports: one human line, or one JSON object with `--json`.
+struct RenderSummary {
+    let facts: RenderFacts
+    let report: RenderReport
+    let writeSeconds: Double
+    let checksum: UInt64
+    let peakResidentBytes = ProcessSnapshot.peakResidentBytes
+
+    /// The one line `mandel render` prints.
+    var line: String {
+        let job = facts.job
+        var line =
+            "\(facts.strategy): \(job.size), \(job.iterations) iterations, \(facts.workers) worker\(facts.workers == 1 ? "" : "s") (\(job.splitLabel))"
+            + " | wall \(NumberFormat.seconds(report.wallSeconds)), cpu \(NumberFormat.seconds(report.cpu.total))"
+            + ", \(NumberFormat.decimal(megapixelsPerSecond)) Mpixel/s, \(NumberFormat.rate(iterationsPerSecond)) iterations/s"
+            + " | \(facts.format.rawValue) \(NumberFormat.seconds(writeSeconds))"
+        if let bandRows = facts.bandRows {
+            line +=
+                " (\(facts.bandCount) band\(facts.bandCount == 1 ? "" : "s") of \(bandRows) rows, written while rendering; peak \(peakResidentBytes >> 20) MiB resident)"
+        }
+        return line + " -> \(facts.outputName)"
+    }
+
+    private var megapixelsPerSecond: Double { Double(facts.job.size.pixelCount) / report.wallSeconds / 1e6 }
+    private var iterationsPerSecond: Double { Double(report.totalIterations) / report.wallSeconds }
+
+    /// The JSON object of `--json`: keys in snake case and sorted; absent values are null.
+    var json: String {
+        let job = facts.job
+        var viewport: Viewport?
+        if case .view(let view) = job.region { viewport = view }
+        let fields: [String: JSONValue] = [
+            "strategy": .string(facts.strategy),
+            "width": .number(Double(job.size.width)),
+            "height": .number(Double(job.size.height)),
+            "iterations": .number(Double(job.iterations)),
+            "workers": .number(Double(facts.workers)),
+            "workers_requested": .number(Double(facts.workersRequested)),
+            "split": .string(job.split.rawValue),
+            "tile": .string(job.tileSize.description),
+            "color": .string(job.colorScheme.rawValue),
+            "kernel": .string(job.kernel.rawValue),
+            "region": .string(job.isBenchmarksGame ? Preset.benchmarksGame.rawValue : "view"),
+            "center": viewport.map { .array([.number($0.centerReal), .number($0.centerImaginary)]) } ?? .null,
+            "zoom": viewport.map { .number($0.zoom) } ?? .null,
+            "julia": job.julia.map { .array([.number($0.real), .number($0.imaginary)]) } ?? .null,
+            "supersample": .number(Double(job.supersampling)),
+            "wall_seconds": .number(report.wallSeconds),
+            "cpu_seconds": .number(report.cpu.total),
+            "user_seconds": .number(report.cpu.user),
+            "system_seconds": .number(report.cpu.system),
+            "total_iterations": .number(Double(report.totalIterations)),
+            "megapixels_per_second": .number(megapixelsPerSecond),
+            "iterations_per_second": .number(iterationsPerSecond),
+            "threads_used": .number(Double(report.threadsUsed)),
+            "worker_busy_seconds": .array(report.workerBusySeconds.map { .number($0) }),
+            "imbalance": .number(report.imbalance),
+            "format": .string(facts.format.rawValue),
+            "write_seconds": .number(writeSeconds),
+            "output": .string(facts.output),
+            "checksum": .string(NumberFormat.checksum(checksum)),
+            "band_rows": facts.bandRows.map { .number(Double($0)) } ?? .null,
+            "bands": .number(Double(facts.bandCount)),
+            "peak_resident_bytes": .number(Double(peakResidentBytes)),
+            "precision_limit_zoom": facts.precisionLimit.map { .number($0) } ?? .null,
+        ]
+        return JSONValue.object(fields).text
+    }
+}
+
+/// A JSON value, written with sorted keys; numbers that are whole are written without a fraction.
+enum JSONValue {
+    case string(String)
+    case number(Double)
+    case array([JSONValue])
+    case object([String: JSONValue])
+    case null
+
+    var text: String {
+        switch self {
+        case .string(let value):
+            let data = try! JSONSerialization.data(withJSONObject: [value], options: [.fragmentsAllowed])
+            return String(decoding: data.dropFirst().dropLast(), as: UTF8.self)
+        case .number(let value):
+            guard value.isFinite else { return "null" }
+            return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+        case .array(let values): return "[" + values.map(\.text).joined(separator: ",") + "]"
+        case .object(let fields):
+            return "{"
+                + fields.keys.sorted().map { "\(JSONValue.string($0).text):\(fields[$0]!.text)" }.joined(separator: ",")
+                + "}"
+        case .null: return "null"
+        }
+    }
+}

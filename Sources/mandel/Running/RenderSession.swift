@@ -1,0 +1,127 @@
+import Dispatch
+import ImageFiles
+import MandelbrotCore
+import WorkVisuals
+
+/// One `mandel render` from its outputs opened to its report printed, on the main actor.
+///
+/// The one path for every picture: a picture rendered whole is a render of one band,
+/// which keeps a record per tile for the maps and the trace.
+@MainActor
+struct RenderSession {
+    let job: RenderJob
+    let strategy: any RenderStrategy
+    let output: String
+    let format: ImageFormat
+    let compression: PNGCompression
+    let json: Bool
+    let visuals: VisualOptions
+    /// Rows per band, or nil for the whole picture at once.
+    let bandRows: Int?
+    let watch: SignalWatch
+
+    func run() async throws {
+        // Every output is opened (and checked) before any pixel is rendered.
+        let image = try OutputFile(path: output)
+        let extras = try visuals.outputs.map { _, path throws(ImageFileError) in try OutputFile(path: path) }
+        let outputs = OutputSet([image] + extras)
+        do {
+            try await render(into: image, extras: extras, outputs: outputs)
+        } catch {
+            outputs.discard()
+            throw error
+        }
+    }
+
+    private func render(into image: OutputFile, extras: [OutputFile], outputs: OutputSet) async throws {
+        let channels = job.colorScheme.channels
+        let minimumBytes = ImageStream.minimumBytes(format: format, size: job.size, channels: channels)
+        if let free = image.availableBytes, minimumBytes > free {
+            throw ImageFileError.cannotCreate(
+                path: output,
+                reason:
+                    "a \(job.size) \(format.rawValue) takes at least \(ByteCount(minimumBytes)), and its file system has \(ByteCount(free)) free"
+            )
+        }
+        let render = try PictureRender(
+            job: job, bandHeight: bandRows, keepsCounts: visuals.costMap != nil, extraBytes: mapBytes,
+            cancellation: watch.cancellation)
+        let facts = RenderFacts(
+            job: job, strategy: strategy, plan: render.plan, bandRows: bandRows, format: format, output: output)
+        if let warning = facts.precisionWarning { printError("warning: " + warning) }
+        let writer = BandWriter(
+            stream: try ImageStream(
+                output: image, format: format, compression: compression, size: job.size, channels: channels,
+                texts: facts.textChunks),
+            cancellation: watch.cancellation)
+        let meter = ProgressMeter(
+            totalTiles: render.tilesPerRun, display: ProgressMeter.display(forced: visuals.progress))
+        let report: RenderReport
+        do {
+            report = try await render.run(strategy, sink: writer) { meter.tileFinished() }
+            meter.finish()
+        } catch {
+            meter.finish()
+            throw error
+        }
+        // The strategy's completion resumed us: from here on, the main queue owns the result.
+        dispatchPrecondition(condition: .onQueue(.main))
+        try writer.finish()
+        try writeExtras(extras, render: render, report: report, title: facts.title(wallSeconds: report.wallSeconds))
+        // A stop that came while the picture was being finished still stops: nothing is published.
+        if watch.stoppedBy != nil { throw CommandRun.Stopped() }
+        try outputs.commit()
+
+        let summary = RenderSummary(
+            facts: facts, report: report, writeSeconds: writer.writeSeconds, checksum: writer.checksum)
+        // Standard output carries a file (-o -, --trace -): the report goes to standard error.
+        let streamsToStandardOutput = ([output] + visuals.outputs.map(\.path)).contains(OutputFile.standardOutputName)
+        try HumanReport(toStandardError: streamsToStandardOutput).line(json ? summary.json : summary.line)
+        if watch.wasAskedToTerminate {
+            printError("terminated: finished the render within the grace period and wrote \(facts.outputName)")
+        }
+    }
+
+    /// Memory the maps will need beside the render's: each is a picture of its own.
+    private var mapBytes: Int {
+        let pixels = job.size.pixelCount
+        return (visuals.ownershipMap != nil ? pixels * 3 : 0) + (visuals.costMap != nil ? pixels * 7 : 0)
+    }
+
+    /// Draws and writes the maps and the trace that were asked for, into their opened files.
+    private func writeExtras(_ files: [OutputFile], render: PictureRender, report: RenderReport, title: String) throws {
+        for (file, (option, _)) in zip(files, visuals.outputs) {
+            switch option {
+            case "--ownership-map":
+                try PictureWriter.writePNG(
+                    OwnershipMap.draw(canvas: render.canvas!, report: report, title: title), to: file)
+            case "--cost-map":
+                let picture = CostMap.draw(
+                    counts: render.counts!, grid: SampleGrid.of(job), kernel: job.kernel, julia: job.julia)
+                try PictureWriter.writePNG(picture, to: file)
+            default:
+                try ChromeTrace.write(
+                    report, title: "mandel render: " + title,
+                    emit: { chunk throws(ImageFileError) in try file.write(chunk) },
+                    shouldStop: { watch.cancellation.isCancelled })
+            }
+        }
+    }
+}
+
+/// Writes the work maps: RGB pictures drawn in memory.
+enum PictureWriter {
+    /// Writes an RGB picture as a PNG into `output`; the file is put in place with the run's other outputs.
+    static func writePNG(_ picture: RGBPicture, to output: OutputFile) throws(ImageFileError) {
+        let writer = try PNGWriter(
+            output: output, width: picture.width, height: picture.height, channels: 3,
+            texts: [
+                .init(key: "Software", text: "mandel \(Mandel.version)")
+            ])
+        try picture.bytes.withUnsafeBufferPointer { bytes throws(ImageFileError) in
+            try writer.write(rows: bytes, count: picture.height)
+        }
+        try writer.finish()
+        try output.flushAndClose()
+    }
+}

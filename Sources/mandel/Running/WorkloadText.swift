@@ -1,0 +1,57 @@
+import Comparison
+import Foundation
+import MandelbrotCore
+
+/// The words `compare` and `sweep` use for a workload and its outcome.
+enum WorkloadText {
+    /// The first line: what is measured, and how.
+    static func describe(_ job: RenderJob, warmup: Int, runs: Int, sweeping axis: SweepAxis? = nil) -> String {
+        let region: String =
+            switch job.region {
+            case .benchmarksGame: "benchmarks-game preset"
+            case .view(let viewport): "center \(viewport.centerReal),\(viewport.centerImaginary), zoom \(viewport.zoom)"
+            }
+        let split = axis == .tile ? "tiles (swept)" : job.splitLabel
+        let workers = axis == .workers ? "workers swept" : "\(job.workers) workers"
+        return
+            "\(job.size), \(region), \(job.iterations) iterations, \(job.colorScheme.rawValue), \(split), \(workers), "
+            + "\(job.kernel.rawValue) kernel; \(warmup) warm-up + \(runs) counted runs each, interleaved"
+    }
+
+    /// One sentence a reader can take in at a glance.
+    static func summary(of comparison: StrategyComparison) -> String {
+        let fastest = comparison.fastest
+        guard comparison.hasVerdicts else {
+            return "\(fastest.strategy) has the lowest median (\(NumberFormat.milliseconds(fastest.wall.median)) ms), "
+                + "but too few runs for a verdict: use --runs \(SampleStatistics.minimumSamplesForInterval) or more."
+        }
+        var sentence = "\(fastest.strategy) is fastest at \(NumberFormat.milliseconds(fastest.wall.median)) ms median"
+        if let speedup = comparison.speedup(of: fastest) {
+            sentence += String(format: ", %.2fx %@", speedup, comparison.baselineName)
+        }
+        let others = comparison.results.filter { $0.strategy != fastest.strategy }
+        let same = others.filter { comparison.verdict(of: $0) == .sameWithinNoise }.map(\.strategy)
+        let slower = others.compactMap { result -> String? in
+            if case .slower(let fraction) = comparison.verdict(of: result), result.strategy != comparison.baselineName {
+                return "\(result.strategy) +\(Int((fraction * 100).rounded()))%"
+            }
+            return nil
+        }
+        if !same.isEmpty { sentence += "; the same within noise: \(same.joined(separator: ", "))" }
+        if !slower.isEmpty { sentence += "; slower: \(slower.joined(separator: ", "))" }
+        return sentence + "."
+    }
+
+    /// The workload as the JSON export records it.
+    static func exportDescription(_ job: RenderJob, warmup: Int, runs: Int) -> ComparisonExport.Workload {
+        var viewport: Viewport?
+        if case .view(let view) = job.region { viewport = view }
+        return ComparisonExport.Workload(
+            width: job.size.width, height: job.size.height,
+            region: job.isBenchmarksGame ? "benchmarks-game" : "view",
+            center: viewport.map { [$0.centerReal, $0.centerImaginary] },
+            zoom: viewport?.zoom,
+            iterations: job.iterations, color: job.colorScheme.rawValue, kernel: job.kernel.rawValue,
+            split: job.split.rawValue, tile: job.tileSize.description, workers: job.workers, warmup: warmup, runs: runs)
+    }
+}

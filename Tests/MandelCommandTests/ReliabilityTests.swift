@@ -1,0 +1,345 @@
+import Foundation
+import ImageFiles
+import StrategyCatalog
+import Testing
+
+/// A render that takes far longer than any test waits: a failure reported quickly was found before rendering.
+let endlessRender = [
+    "render", "--size", "4000x4000", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "1000000",
+]
+
+// MARK: - Output names
+
+@Suite("Reliability: output names")
+struct OutputNameTests {
+    @Test(
+        "one-character names are files like any other",
+        arguments: [
+            ["render", "--size", "40x30", "-o", "a"],
+            ["render", "--size", "40x30", "-o", "p.png", "--trace", "t"],
+            ["compare", "--size", "32", "--runs", "1", "--warmup", "0", "--strategies", "gcd", "--csv", "c"],
+        ])
+    func oneCharacter(arguments: [String]) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(arguments, in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(!contents(of: folder).isEmpty)
+    }
+
+    @Test("-o - writes the picture to standard output and the report to standard error")
+    func standardOutput() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        FileManager.default.createFile(atPath: folder + "/out.png", contents: nil)
+        let result = try MandelProcess.run(
+            ["render", "--size", "40x30", "-o", "-"], in: folder, launch: .init(standardOutputPath: folder + "/out.png")
+        )
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardError.contains("-> standard output"))
+        let image = try PNGImage(contentsOf: folder + "/out.png")
+        #expect(image.width == 40 && image.height == 30)
+    }
+
+    @Test("--trace - writes the trace to standard output, and nothing else goes there")
+    func traceToStandardOutput() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(["render", "--size", "40x30", "-o", "p.png", "--trace", "-"], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) is [String: Any])
+    }
+
+    @Test(
+        "names that cannot work are refused before rendering, with the real cause",
+        arguments: [
+            (["-o", ""], "the name is empty"),
+            (["-o", "x.png/"], "names a folder"),
+            (["--trace", ""], "the name is empty"),
+            (["-o", "/proc/x.png"], "does not accept new files"),
+            (["-o", "missing/x.png"], "does not exist"),
+            (["-o", String(repeating: "n", count: 256)], "at most 255"),
+        ] as [([String], String)])
+    func beforeRendering(arguments: [String], mention: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(endlessRender + arguments, in: folder)
+        expectRefusal(result, status: 73, mentioning: mention, leaving: folder)
+    }
+
+    @Test("a 255-byte name, the longest a file may have, works: the temporary name is shortened, not the file's")
+    func longestName() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let name = String(repeating: "n", count: 251) + ".png"
+        let result = try MandelProcess.run(["render", "--size", "20", "-o", name], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(contents(of: folder) == [name])
+    }
+}
+
+// MARK: - Replacing files, and outputs that share a file
+
+@Suite("Reliability: replacing files")
+struct ReplacingTests {
+    @Test("a replaced file keeps its permissions")
+    func keepsMode() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        FileManager.default.createFile(
+            atPath: folder + "/p.png", contents: Data("old".utf8), attributes: [.posixPermissions: 0o600])
+        let result = try MandelProcess.run(["render", "--size", "20", "-o", "p.png"], in: folder)
+        #expect(result.status == 0)
+        let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/p.png")
+        #expect(attributes[.posixPermissions] as? Int == 0o600)
+        #expect(try PNGImage(contentsOf: folder + "/p.png").width == 20)
+    }
+
+    @Test("a read-only file is refused and left as it was")
+    func readOnly() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        FileManager.default.createFile(
+            atPath: folder + "/p.png", contents: Data("keep".utf8), attributes: [.posixPermissions: 0o444])
+        let result = try MandelProcess.run(["render", "--size", "20", "-o", "p.png"], in: folder)
+        expectRefusal(result, status: 73, mentioning: "read-only")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/p.png")) == Data("keep".utf8))
+        #expect(contents(of: folder) == ["p.png"])
+    }
+
+    @Test("a symbolic link stays a link: the file it points to is replaced")
+    func symbolicLink() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/real", withIntermediateDirectories: true)
+        FileManager.default.createFile(atPath: folder + "/real/p.png", contents: Data("old".utf8))
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link.png", withDestinationPath: "real/p.png")
+        let result = try MandelProcess.run(["render", "--size", "20", "-o", "link.png"], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: folder + "/link.png") == "real/p.png")
+        #expect(try PNGImage(contentsOf: folder + "/real/p.png").width == 20)
+        #expect(contents(of: folder + "/real") == ["p.png"])
+    }
+
+    @Test("two outputs naming one file through a link are refused (64)")
+    func sameFileThroughLink() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        FileManager.default.createFile(atPath: folder + "/x.json", contents: Data())
+        try FileManager.default.createSymbolicLink(atPath: folder + "/y.json", withDestinationPath: "x.json")
+        let result = try MandelProcess.run(
+            ["render", "--size", "20", "-o", "p.png", "--trace", "y.json", "--cost-map", "x.json"], in: folder)
+        expectRefusal(result, status: 64, mentioning: "name the same file")
+        #expect(contents(of: folder) == ["x.json", "y.json"])
+    }
+
+    @Test("every output of a run is published, or none: a trace that fails takes the picture with it")
+    func allOrNothing() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--size", "60x40", "-o", "p.png", "--ownership-map", "m.png", "--trace", "/dev/full"], in: folder
+        )
+        expectRefusal(result, status: 74, mentioning: "no space left", leaving: folder)
+    }
+
+    @Test("a report that cannot be written fails the run: a full disk (74), a closed pipe (141)")
+    func standardOutputErrors() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let full = try MandelProcess.run(
+            ["render", "--size", "20", "--json", "-o", "p.png"], in: folder,
+            launch: .init(standardOutputPath: "/dev/full"))
+        expectRefusal(full, status: 74, mentioning: "could not write standard output: no space left")
+        let listing = try MandelProcess.run(["strategies"], launch: .init(standardOutputPath: "/dev/full"))
+        expectRefusal(listing, status: 74, mentioning: "standard output")
+        // A reader that has gone: SIGPIPE is a write error, reported and exited with 128 + 13.
+        let process = try MandelProcess.start(
+            ["render", "--size", "300x200", "--iterations", "3000", "--json", "-o", "q.png"], in: folder)
+        try (process.standardOutput as! Pipe).fileHandleForReading.close()
+        process.waitUntilExit()
+        let errorText = String(
+            decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 141, "\(errorText)")
+        #expect(errorText.contains("broken pipe"))
+    }
+}
+
+// MARK: - FIFOs and devices
+
+@Suite("Reliability: FIFOs")
+struct FIFOTests {
+    @Test("a FIFO with no reader is refused at once instead of blocking")
+    func noReader() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(mkfifo(folder + "/fifo", 0o644) == 0)
+        let result = try MandelProcess.run(["render", "--size", "20", "-o", "fifo"], in: folder)
+        expectRefusal(result, status: 73, mentioning: "no process is reading")
+    }
+
+    @Test("a FIFO with a reader gets the picture")
+    func withReader() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(mkfifo(folder + "/fifo", 0o644) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/sh")
+        reader.arguments = ["-c", "cat fifo > copy.png"]
+        reader.currentDirectoryURL = URL(fileURLWithPath: folder)
+        try reader.run()
+        // Wait until the reader has the FIFO open.
+        var result: MandelProcess.Result?
+        for _ in 0..<100 {
+            result = try MandelProcess.run(["render", "--size", "20", "-o", "fifo"], in: folder)
+            if result?.status == 0 { break }
+            usleep(20_000)
+        }
+        reader.waitUntilExit()
+        #expect(result?.status == 0, "\(result?.standardError ?? "")")
+        #expect(try PNGImage(contentsOf: folder + "/copy.png").width == 20)
+    }
+}
+
+// MARK: - Resources
+
+@Suite("Reliability: memory, threads and descriptors")
+struct ResourceTests {
+    @Test("a picture that cannot fit in memory is refused before anything is allocated (71)")
+    func tooLargeForMemory() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--supersample", "8", "--size", "2147483647x1", "-o", "x.png"], in: folder)
+        expectRefusal(result, status: 71, mentioning: "not enough memory", leaving: folder)
+    }
+
+    @Test("a cost map under an address-space limit is refused with the sizes, nothing left (71)")
+    func addressSpaceLimit() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--size", "16000x16000", "--cost-map", "c.png", "-o", "p.png"], in: folder,
+            launch: .init(shellSetup: "ulimit -v 2000000"))
+        expectRefusal(result, status: 71, mentioning: "not enough memory", leaving: folder)
+    }
+
+    @Test("a picture that cannot fit on its file system is refused before rendering, with the sizes (73)")
+    func tooLargeForDisk() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(["render", "--size", "100000000x100000000", "-o", "x.png"], in: folder)
+        expectRefusal(result, status: 73, mentioning: "takes at least", leaving: folder)
+    }
+
+    @Test("few file descriptors: a clear line and 71, never a crash, at every limit", arguments: [4, 5, 8, 12, 16, 18])
+    func fileDescriptors(limit: Int) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--size", "60x40", "-o", "p.png", "--trace", "t.json"], in: folder,
+            launch: .init(shellSetup: "ulimit -n \(limit)"))
+        if result.status == 0 {
+            #expect(contents(of: folder) == ["p.png", "t.json"])
+        } else {
+            expectRefusal(result, status: 71, mentioning: "file descriptors", leaving: folder)
+        }
+    }
+
+    @Test(
+        "few threads, as a user the limit binds: every strategy says so (71) instead of hanging or crashing",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")),
+        arguments: StrategyCatalog.names)
+    func threads(strategy: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Every run needs 10 threads of its own, and each strategy its workers' (serial: none).
+        for limit in [1, 6, 13] {
+            let result = try MandelProcess.run(
+                ["render", "--strategy", strategy, "--workers", "4", "--size", "256x256", "-o", "p.png"], in: folder,
+                launch: .init(shellSetup: "exec prlimit --nproc=\(limit) -- \"$0\" \"$@\"", asNobody: true))
+            if strategy == "serial" && limit == 13 {
+                #expect(result.status == 0, "\(result.standardError)")
+                try? FileManager.default.removeItem(atPath: folder + "/p.png")
+            } else {
+                expectRefusal(result, status: 71, mentioning: "threads", leaving: folder)
+            }
+        }
+    }
+}
+
+// MARK: - Reports that agree
+
+@Suite("Reliability: reports agree with themselves")
+struct AgreementTests {
+    @Test("the line, the JSON and the PNG state the same worker count", arguments: [[], ["--workers", "1024"]])
+    func workers(extra: [String]) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(["render", "--size", "60x40", "--json", "-o", "p.png"] + extra, in: folder)
+        #expect(result.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
+        let workers = object["workers"] as! Int
+        #expect(workers == 1, "a 60x40 picture is one 64x64 tile")
+        #expect(try PNGImage(contentsOf: folder + "/p.png").texts["mandel.workers"] == String(workers))
+    }
+
+    @Test("compare --runs 1 names no fastest: too few runs")
+    func tooFewRuns() throws {
+        let result = try MandelProcess.run([
+            "compare", "--size", "32", "--runs", "1", "--warmup", "0", "--strategies", "gcd",
+        ])
+        #expect(result.status == 0)
+        let rows = result.standardOutput.split(separator: "\n")
+        #expect(!rows.contains { $0.hasPrefix("* ") } && !result.standardOutput.contains("fastest at"))
+        #expect(result.standardOutput.contains("too few runs"))
+    }
+
+    @Test("a file name with a newline keeps the report on one line")
+    func newlineInName() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(["render", "--size", "20", "-o", "a\nb.png"], in: folder)
+        #expect(result.status == 0)
+        #expect(result.standardOutput.split(separator: "\n").count == 1)
+        #expect(result.standardOutput.contains("a\\nb.png"))
+    }
+
+    @Test("a view too deep for Double is rendered with a warning that says where the limit is")
+    func precision() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let deep = try MandelProcess.run(
+            ["render", "--size", "80x60", "--center", "-0.7436,0.1318", "--zoom", "1e15", "--json", "-o", "p.png"],
+            in: folder)
+        #expect(deep.status == 0)
+        #expect(
+            deep.firstErrorLine.contains("warning")
+                && deep.firstErrorLine.contains("neighbouring pixels sample the same point"))
+        let object = try JSONSerialization.jsonObject(with: Data(deep.standardOutput.utf8)) as! [String: Any]
+        let limit = try #require(object["precision_limit_zoom"] as? Double)
+        #expect(limit > 1e12 && limit <= 1e15)
+        let fine = try MandelProcess.run(
+            ["render", "--size", "80x60", "--center", "-0.7436,0.1318", "--zoom", "1e6", "-o", "q.png"], in: folder)
+        #expect(fine.status == 0 && fine.standardError.isEmpty)
+    }
+}
+
+// MARK: - Progress
+
+@Suite("Reliability: progress")
+struct ProgressTests {
+    @Test("--progress on a pipe prints plain lines with elapsed time and an estimate; counts are 64-bit")
+    func linesOnAPipe() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A million by a million, in bands of two rows: billions of tiles, more than 32 bits count.
+        let (process, seen) = try MandelProcess.startAndWaitForProgress(
+            ["render", "--size", "1000000x1000000", "--progress", "-o", "/dev/null"], in: folder)
+        process.interrupt()
+        process.waitUntilExit()
+        #expect(seen.contains("mandel: progress: "))
+        let total = seen.split(separator: "/").dropFirst().first?.split(separator: " ").first.flatMap { Int($0) }
+        #expect((total ?? 0) > Int(UInt32.max), "\(seen)")
+    }
+}
