@@ -1,10 +1,9 @@
 import Platform
-import Synchronization
 
 /// Every temporary file this process has open, so that an exit that cannot wait for
 /// the normal clean-up (a signal whose work does not stop in time) still leaves nothing.
 public enum TemporaryFiles {
-    private static let paths = Mutex<Set<String>>([])
+    private static let paths = Locked<Set<String>>([])
 
     static func register(_ path: String) { paths.withLock { _ = $0.insert(path) } }
 

@@ -1,3 +1,4 @@
+import Platform
 import Synchronization
 
 /// A one-way switch that asks a render to stop, readable from any thread.
@@ -10,7 +11,7 @@ import Synchronization
 public final class CancellationFlag: Sendable {
     private let cancelled = Atomic<Bool>(false)
     private let nextRegistration = Atomic<Int>(0)
-    private let handlers = Mutex<[Int: @Sendable () -> Void]?>([:])
+    private let handlers = Locked<[Int: @Sendable () -> Void]?>([:])
 
     /// Creates a flag that is not set.
     public init() {}

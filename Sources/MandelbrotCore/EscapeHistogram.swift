@@ -1,4 +1,5 @@
 import Dispatch
+import Synchronization
 
 /// The distribution of smooth escape values over a whole image: what histogram colouring spreads the palette over.
 ///
@@ -12,10 +13,11 @@ import Dispatch
 /// faster (``fraction(of:in:)``). The counts are integers, so the result does
 /// not depend on the order in which the batches arrive.
 public final class EscapeHistogram: @unchecked Sendable {
-    // @unchecked: `counts` is touched only on `mergeQueue`. `sealed` is written
-    // once, by seal's block on that queue, before seal's completion is called;
-    // the colouring pass reads it only after that completion (the runner starts
-    // the second pass from it), and the first pass never reads it.
+    // @unchecked: `counts` is touched only on `mergeQueue`. The distribution is
+    // published once, by seal's block on that queue, through an atomic reference
+    // (a release store; readers load it acquiring), so the colouring pass's
+    // workers see it whatever path the news of the seal took to start them: the
+    // render learns of it through a continuation, an edge ThreadSanitizer cannot see.
 
     /// The most bins kept, whatever the iteration limit: 8 MB of counts.
     static let maximumBins = 1 << 20
@@ -27,10 +29,16 @@ public final class EscapeHistogram: @unchecked Sendable {
     private let binCount: Int
     private let mergeQueue = DispatchQueue(label: "mandel.histogram")
     private var counts: [UInt64]
-    private var sealed: Distribution?
+    private let sealed = AtomicLazyReference<SealedDistribution>()
+
+    /// The distribution in a box, so it can be published through an atomic reference.
+    final class SealedDistribution: Sendable {
+        let distribution: Distribution
+        init(_ distribution: Distribution) { self.distribution = distribution }
+    }
 
     /// The cumulative counts the second pass reads.
-    struct Distribution {
+    struct Distribution: Sendable {
         /// `below[b]`: escaped samples in the bins before `b`.
         let below: [UInt64]
         /// `inside[b]`: escaped samples in bin `b`.
@@ -92,21 +100,18 @@ public final class EscapeHistogram: @unchecked Sendable {
                 below[index] = running
                 running += count
             }
-            self.sealed = Distribution(below: below, inside: self.counts, total: running)
+            _ = self.sealed.storeIfNil(
+                SealedDistribution(Distribution(below: below, inside: self.counts, total: running)))
             completion()
         }
     }
 
-    /// Whether ``seal(then:)`` has finished; read it only where the first pass
-    /// cannot be running (before it starts, or after the seal's completion).
-    var isSealed: Bool { sealed != nil }
-
     /// The sealed distribution; traps if the first pass has not been sealed.
     func distribution() -> Distribution {
-        guard let sealed else {
+        guard let sealed = sealed.load() else {
             preconditionFailure("histogram colouring read the histogram before its first pass was sealed")
         }
-        return sealed
+        return sealed.distribution
     }
 
     /// The fraction of escaped samples whose smooth value is below `value`, in [0, 1],

@@ -182,7 +182,7 @@ public final class PictureRender: Sendable {
             if cancellation.isCancelled { throw RenderCancelled(report: report()) }
             if pass == .counting, let histogram {
                 // The seal queues behind every tile's batch; the colouring pass starts after it.
-                await withCheckedContinuation { sealed in histogram.seal { sealed.resume() } }
+                await awaitHandoff { sealed in histogram.seal(then: sealed) }
             }
         }
         return report()

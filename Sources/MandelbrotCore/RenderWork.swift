@@ -23,8 +23,8 @@ public final class RenderWork: Sendable {
     private let registry: WorkerRegistry
     private let onTileFinished: (@Sendable () -> Void)?
     private let nextDynamicTile = Atomic<Int>(0)
-    private let cancelRegistrations = Mutex<[Int]>([])
-    private let failureRecord = Mutex<RenderFailure?>(nil)
+    private let cancelRegistrations = Locked<[Int]>([])
+    private let failureRecord = Locked<RenderFailure?>(nil)
 
     /// Prepares tiles `firstTile ..< firstTile + plan.tileCount` of `picturePlan`, which `plan` numbers from 0.
     init(

@@ -6,11 +6,11 @@ enum StrategyRunner {
     ///
     /// Checks the contract on the way: the completion runs on the main queue, exactly once.
     static func run(_ strategy: any RenderStrategy, work: RenderWork) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await awaitHandoff { handOff in
             strategy.start(work) {
                 dispatchPrecondition(condition: .onQueue(.main))
                 work.releaseCancelHandlers()
-                continuation.resume()
+                handOff()
             }
         }
     }

@@ -7,8 +7,8 @@ public import MandelbrotCore
 /// and a track for the main queue with the render span and the completion callback.
 ///
 /// The file is written as it is produced, in chunks of 64 KiB, so a trace of
-/// millions of tiles takes no more memory than a trace of ten; `shouldStop`
-/// is asked between chunks, so a signal stops it as it stops a render.
+/// millions of tiles takes no more memory than a trace of ten; a checkpoint
+/// runs between chunks, so a signal stops it as it stops a render.
 public struct ChromeTrace {
     /// The track id of the main queue.
     static let mainQueueTrack = 1_000_000
@@ -17,10 +17,7 @@ public struct ChromeTrace {
     private var buffer: [UInt8] = []
     private var eventCount = 0
     private let emit: ([UInt8]) throws -> Void
-    private let shouldStop: () -> Bool
-
-    /// Thrown when `shouldStop` said yes before the trace was complete.
-    public struct Stopped: Error {}
+    private let checkpoint: () throws -> Void
 
     /// Writes the trace of `report` through `emit`, chunk by chunk.
     ///
@@ -28,12 +25,12 @@ public struct ChromeTrace {
     ///   - report: The render.
     ///   - title: The process's name in the viewer.
     ///   - emit: Called with each chunk of the file, in order; what it throws stops the trace.
-    ///   - shouldStop: Asked between chunks; yes throws ``Stopped``.
+    ///   - checkpoint: Runs before each chunk; what it throws (a stop) ends the trace.
     public static func write(
         _ report: RenderReport, title: String, emit: @escaping ([UInt8]) throws -> Void,
-        shouldStop: @escaping () -> Bool = { false }
+        checkpoint: @escaping () throws -> Void = {}
     ) throws {
-        var trace = ChromeTrace(emit: emit, shouldStop: shouldStop)
+        var trace = ChromeTrace(emit: emit, checkpoint: checkpoint)
         try trace.append(#"{"displayTimeUnit":"ms","traceEvents":["#)
         try trace.event(#""name":"process_name","ph":"M","pid":1,"args":{"name":\#(json(title))}"#)
         try trace.event(#""name":"thread_name","ph":"M","pid":1,"tid":\#(mainQueueTrack),"args":{"name":"main queue"}"#)
@@ -62,9 +59,9 @@ public struct ChromeTrace {
         try trace.flush()
     }
 
-    private init(emit: @escaping ([UInt8]) throws -> Void, shouldStop: @escaping () -> Bool) {
+    private init(emit: @escaping ([UInt8]) throws -> Void, checkpoint: @escaping () throws -> Void) {
         self.emit = emit
-        self.shouldStop = shouldStop
+        self.checkpoint = checkpoint
         buffer.reserveCapacity(Self.chunkBytes + 1024)
     }
 
@@ -80,7 +77,7 @@ public struct ChromeTrace {
     }
 
     private mutating func flush() throws {
-        if shouldStop() { throw Stopped() }
+        try checkpoint()
         try emit(buffer)
         buffer.removeAll(keepingCapacity: true)
     }

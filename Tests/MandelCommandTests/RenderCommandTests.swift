@@ -86,7 +86,7 @@ struct RenderCommandTests {
         #expect((object["total_iterations"] as? Int ?? 0) > 0)
     }
 
-    @Test("bw writes the seeds' black-and-white picture: black set, white elsewhere")
+    @Test("bw writes the book's black-and-white picture: black set, white elsewhere")
     func blackAndWhite() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -1,5 +1,5 @@
 import MandelbrotCore
-import Synchronization
+import Platform
 import Testing
 
 @Suite("CancellationFlag")
@@ -7,7 +7,7 @@ struct CancellationFlagTests {
     @Test("handlers run once, and one registered late runs at once")
     func handlers() {
         let flag = CancellationFlag()
-        let calls = Mutex(0)
+        let calls = Locked(0)
         flag.onCancel { calls.withLock { $0 += 1 } }
         #expect(!flag.isCancelled)
         flag.cancel()
@@ -24,7 +24,7 @@ struct CancellationFlagRegistrationTests {
     @Test("a removed handler never runs")
     func removal() {
         let flag = CancellationFlag()
-        let calls = Mutex(0)
+        let calls = Locked(0)
         let registration = flag.onCancel { calls.withLock { $0 += 1 } }
         flag.removeHandler(registration!)
         flag.cancel()

@@ -2,13 +2,15 @@ import MandelbrotCore
 import Testing
 
 /// Runs `kernel` over one row and returns the counts and smooth values.
-func countRow(_ kernel: IterationKernel, realParts: [Double], imaginary: Double, limit: Int) -> ([UInt32], [Float]) {
+func countRow(
+    _ kernel: IterationKernel, realParts: [Double], imaginary: Double, limit: Int, julia: JuliaConstant? = nil
+) -> ([UInt32], [Float]) {
     var counts = [UInt32](repeating: 0, count: realParts.count)
     var smooth = [Float](repeating: 0, count: realParts.count)
     _ = realParts.withUnsafeBufferPointer { reals in
         kernel.countRow(
             realParts: reals.baseAddress!, imaginary: imaginary, count: reals.count, limit: limit,
-            counts: &counts, smooth: &smooth)
+            counts: &counts, smooth: &smooth, julia: julia)
     }
     return (counts, smooth)
 }

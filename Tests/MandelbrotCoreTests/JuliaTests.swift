@@ -41,12 +41,17 @@ struct JuliaTests {
         #expect(counts[2] < 100 && counts[3] < 100)
     }
 
-    @Test("the Mandelbrot count is the Julia count started at 0")
+    @Test("the kernels' Julia path started at 0 gives the Mandelbrot path's counts and smooth values")
     func mandelbrotIsJuliaFromZero() {
-        for (re, im) in [(-0.75, 0.1), (0.3, 0.5), (-1.9, 0.0)] {
-            #expect(
-                EscapeTime.count(real: re, imaginary: im, limit: 300)
-                    == EscapeTime.count(startReal: 0, startImaginary: 0, real: re, imaginary: im, limit: 300))
+        for kernel in IterationKernel.allCases {
+            for (re, im) in [(-0.75, 0.1), (0.3, 0.5), (-1.9, 0.0), (0.26, 0.0)] {
+                // A one-pixel row whose pixel is 0, with c as the Julia constant, against a row whose pixel is c.
+                let julia = countRow(
+                    kernel, realParts: [0], imaginary: 0, limit: 300, julia: JuliaConstant(real: re, imaginary: im))
+                let mandelbrot = countRow(kernel, realParts: [re], imaginary: im, limit: 300)
+                #expect(julia.0 == mandelbrot.0, "\(kernel) at \(re),\(im)")
+                #expect(julia.1 == mandelbrot.1, "\(kernel) at \(re),\(im)")
+            }
         }
     }
 }

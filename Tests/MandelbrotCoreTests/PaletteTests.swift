@@ -34,8 +34,20 @@ struct PaletteTests {
 
     @Test("every named palette parses by name, and the offset shifts the gradient")
     func named() throws {
+        // Each name finds its own palette: colours along the gradient match it and no other.
+        func colors(_ palette: Palette) -> [[UInt8]] {
+            (0..<32).map {
+                let c = palette.color(at: Double($0) / 32)
+                return [c.red, c.green, c.blue]
+            }
+        }
         for entry in Palette.named {
-            #expect(try PaletteSpecification.parse(entry.name).stops.count == entry.palette.stops.count)
+            let parsed = colors(try PaletteSpecification.parse(entry.name))
+            for other in Palette.named {
+                #expect(
+                    (parsed == colors(other.palette)) == (other.name == entry.name),
+                    "\(entry.name) against \(other.name)")
+            }
         }
         let shifted = Palette.classic.with(cycle: 64, offset: 0.42)
         #expect(shifted.color(at: 0) == Palette.classic.color(at: 0.42))

@@ -1,14 +1,13 @@
 import Dispatch
 import MandelbrotCore
 import Platform
-import Synchronization
 import Testing
 
 /// Collects delivered bands into one whole picture's bytes, checking they arrive in order.
 final class BandCollector: BandSink {
-    private let bytes = Mutex<[UInt8]>([])
-    private let nextRow = Mutex(0)
-    private let checksum = Mutex(PixelChecksum())
+    private let bytes = Locked<[UInt8]>([])
+    private let nextRow = Locked(0)
+    private let checksum = Locked(PixelChecksum())
     private let queue = DispatchQueue(label: "test.collector")
     private let failure: (@Sendable (Range<Int>) -> (any Error)?)?
 
@@ -114,7 +113,7 @@ struct BandedRenderTests {
             size: ImageSize(width: 64, height: 64), iterations: 50, colorScheme: .bw, split: .tiles,
             tileSize: TileSize(width: 8, height: 8), workers: 2)
         let tilesPerBand = 8
-        let finishedTiles = Mutex(0)
+        let finishedTiles = Locked(0)
         let collector = BandCollector { rows in
             if rows.lowerBound == 0 {
                 // The sink's queue may wait: the workers do not need it to go on.
@@ -134,7 +133,7 @@ struct BandedRenderTests {
     func failingDelivery() async throws {
         struct DiskFull: Error {}
         let job = RenderJob(size: ImageSize(width: 64, height: 640), iterations: 50, colorScheme: .bw, workers: 2)
-        let delivered = Mutex(0)
+        let delivered = Locked(0)
         let collector = BandCollector { _ in
             delivered.withLock { $0 += 1 }
             return DiskFull()

@@ -1,7 +1,6 @@
 import Dispatch
 import MandelbrotCore
 import Platform
-import Synchronization
 import Testing
 
 @Suite("Cancellation")
@@ -25,7 +24,7 @@ struct CancellationTests {
         job.split = split
         let flag = CancellationFlag()
         let start = MonotonicClock.nanoseconds()
-        let cancelledAt = Mutex<Double?>(nil)
+        let cancelledAt = Locked<Double?>(nil)
         Self.cancelQueue.asyncAfter(deadline: .now() + .milliseconds(30)) {
             cancelledAt.withLock { $0 = MonotonicClock.seconds(since: start) }
             flag.cancel()

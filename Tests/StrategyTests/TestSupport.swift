@@ -1,7 +1,7 @@
 import Dispatch
 import MandelbrotCore
+import Platform
 import StrategyCatalog
-import Synchronization
 
 /// Every strategy under test: the catalog's.
 let allStrategies = StrategyCatalog.all
@@ -23,9 +23,9 @@ func render(
 /// A strategy that runs another and watches how it keeps the contract: where its
 /// completion runs, how often, and what becomes of the work it was given.
 final class ContractWatch: RenderStrategy, @unchecked Sendable {
-    // @unchecked: the counters are Mutex-protected; `inner` is immutable.
+    // @unchecked: the counters are behind a lock; `inner` is immutable.
     let inner: any RenderStrategy
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// A tag only code running on the main queue can read.
     static let mainQueueKey = DispatchSpecificKey<Int>()
 
@@ -51,7 +51,7 @@ final class ContractWatch: RenderStrategy, @unchecked Sendable {
 
     func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         state.withLock { $0.works.append(WeakWork(work: work)) }
-        let calls = Mutex(0)
+        let calls = Locked(0)
         inner.start(work) {
             let first = calls.withLock { calls in
                 calls += 1

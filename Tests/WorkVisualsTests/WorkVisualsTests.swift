@@ -86,3 +86,30 @@ struct WorkMapTests {
         #expect(counts[30, 20] == 200)
     }
 }
+
+@Suite("Chrome trace, streamed")
+struct StreamedTraceTests {
+    @Test("a trace of tens of thousands of tiles streams in chunks, and a checkpoint that throws stops it")
+    func manyTiles() async throws {
+        let job = RenderJob(
+            size: ImageSize(width: 600, height: 400), iterations: 50, colorScheme: .bw, split: .tiles,
+            tileSize: TileSize(width: 2, height: 2), workers: 2)
+        let (_, _, report) = try await renderWithThreads(job)
+        var chunks: [Int] = []
+        var bytes: [UInt8] = []
+        try ChromeTrace.write(report, title: "many") { chunk in
+            chunks.append(chunk.count)
+            bytes += chunk
+        }
+        #expect(chunks.count > 100 && chunks.dropLast().allSatisfy { $0 <= 80_000 }, "written in chunks of 64 KiB")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        #expect((object["traceEvents"] as? [Any])?.count ?? 0 > 60_000)
+        struct Stop: Error {}
+        var written = 0
+        #expect(throws: Stop.self) {
+            try ChromeTrace.write(
+                report, title: "stopped", emit: { _ in written += 1 }, checkpoint: { if written == 3 { throw Stop() } })
+        }
+        #expect(written == 3, "no chunk after the checkpoint threw")
+    }
+}

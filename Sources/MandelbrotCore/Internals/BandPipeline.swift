@@ -38,8 +38,8 @@ final class BandPipeline: @unchecked Sendable {
     private var records: [TileRecord] = []
     private var deliveryError: (any Error)?
     private var sinkCPU = CPUTime.zero
-    private var drainWaiter: CheckedContinuation<Void, Never>?
-    private var slotWaiters: [(band: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    private var drainWaiter: (@Sendable () -> Void)?
+    private var slotWaiters: [(band: Int, resume: @Sendable () -> Void)] = []
 
     /// One buffer in the rotation, with the records and countdown of the band it holds.
     final class Slot: Sendable {
@@ -102,12 +102,12 @@ final class BandPipeline: @unchecked Sendable {
     /// Returns, without blocking a thread, once band `band`'s buffer is free (or the render is cancelled):
     /// a static plan's band starts only then.
     func slotFree(for band: Int) async {
-        await withCheckedContinuation { continuation in
+        await awaitHandoff { free in
             queue.async {
                 if band < self.handedOver + self.slots.count || self.cancellation.isCancelled {
-                    continuation.resume()
+                    free()
                 } else {
-                    self.slotWaiters.append((band, continuation))
+                    self.slotWaiters.append((band, free))
                 }
             }
         }
@@ -116,7 +116,7 @@ final class BandPipeline: @unchecked Sendable {
     private func resumeSlotWaiters(all: Bool) {
         let ready = slotWaiters.filter { all || $0.band < handedOver + slots.count }
         slotWaiters.removeAll { all || $0.band < handedOver + slots.count }
-        ready.forEach { $0.continuation.resume() }
+        ready.forEach { $0.resume() }
     }
 
     /// Where the colouring pass writes band `band`; nil for the counting pass.
@@ -200,7 +200,7 @@ final class BandPipeline: @unchecked Sendable {
     private func resumeDrainWaiterIfDone() {
         guard isDrained, let waiter = drainWaiter else { return }
         drainWaiter = nil
-        waiter.resume()
+        waiter()
     }
 
     /// A band's records: one per tile for a picture rendered whole, otherwise one per worker.
@@ -228,13 +228,13 @@ final class BandPipeline: @unchecked Sendable {
     /// Waits for the sink to finish with the bands in flight; call after the strategy's
     /// completion, when no tile is being rendered any more.
     func drain() async -> Outcome {
-        await withCheckedContinuation { continuation in
+        await awaitHandoff { drained in
             queue.async {
                 // Every band-finished block was queued before the completion, so it is ahead of this one.
                 if self.isDrained {
-                    continuation.resume()
+                    drained()
                 } else {
-                    self.drainWaiter = continuation
+                    self.drainWaiter = drained
                 }
             }
         }

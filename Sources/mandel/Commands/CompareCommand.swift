@@ -105,7 +105,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
         let workload = WorkloadText.exportDescription(job, warmup: measurement.warmup, runs: measurement.runs)
         let export = ComparisonExport(
-            compare: comparison, workload: workload, machine: MachineDescription(processors: ProcessorCount.available))
+            compare: comparison, workload: workload, machine: MachineDescription())
         try measurement.write(export: export, chart: Charts.compare(comparison, job: job), to: results)
     }
 }

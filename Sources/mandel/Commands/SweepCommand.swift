@@ -126,7 +126,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
                     comparison: $0.comparison
                 )
             },
-            workload: workload, machine: MachineDescription(processors: ProcessorCount.available))
+            workload: workload, machine: MachineDescription())
         try measurement.write(export: export, chart: Charts.sweep(points, axis: axis, job: template), to: files)
     }
 }

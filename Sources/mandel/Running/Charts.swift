@@ -16,7 +16,7 @@ enum Charts {
         return SVGChart.bars(
             title: "mandel compare: wall time per strategy",
             subtitle:
-                "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(job.workers) workers; \(runs) runs each, \(MachineDescription(processors: ProcessorCount.available).cpu)",
+                "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(job.workers) workers; \(runs) runs each, \(MachineDescription().cpu)",
             valueLabel: "wall time (ms), shorter is better", bars: bars)
     }
 

@@ -103,7 +103,7 @@ struct RenderSession {
                 try ChromeTrace.write(
                     report, title: "mandel render: " + title,
                     emit: { chunk throws(ImageFileError) in try file.write(chunk) },
-                    shouldStop: { watch.cancellation.isCancelled })
+                    checkpoint: { if watch.cancellation.isCancelled { throw CommandRun.Stopped() } })
             }
         }
     }
