@@ -33,6 +33,7 @@ let package = Package(
     products: [
         .executable(name: "mandel", targets: ["mandel"]),
         .library(name: "MandelbrotCore", targets: ["MandelbrotCore"]),
+        .library(name: "Platform", targets: ["Platform"]),
         .library(name: "MandelStrategies", targets: ["StrategyCatalog"]),
     ],
     dependencies: [

@@ -18,6 +18,7 @@ let package = Package(
                 .product(name: "Benchmark", package: "benchmark"),
                 .product(name: "MandelbrotCore", package: "mandel"),
                 .product(name: "MandelStrategies", package: "mandel"),
+                .product(name: "Platform", package: "mandel"),
             ],
             path: "Benchmarks/MandelBenchmarks",
             swiftSettings: [.unsafeFlags(["-Xcc", "-march=native"])],

@@ -1,13 +1,9 @@
-import ApplyDriver
 import Benchmark
 import Dispatch
-import DispatchDriver
 import Foundation
 import MandelbrotCore
-import OperationDriver
-import PThreadDriver
-import TaskGroupDriver
-import ThreadDriver
+import Platform
+import StrategyCatalog
 
 /// Three families: the kernels' raw speed, each strategy on a fixed view at several tile
 /// sizes, and the bare cost of one task in each mechanism.
@@ -51,19 +47,15 @@ let benchmarks: @Sendable () -> Void = {
 
     // MARK: - Strategies: a fixed view at several tile sizes
 
-    let strategies: [any RenderStrategy] = [
-        SerialStrategy(), ThreadStrategy(), OperationStrategy(), DispatchStrategy(),
-        ApplyStrategy(), TaskGroupStrategy(), PThreadStrategy(),
-    ]
     for tile in [8, 32, 128] {
-        for strategy in strategies {
+        for strategy in StrategyCatalog.all {
             Benchmark("render \(strategy.name) tile \(tile)") { benchmark in
                 let job = RenderJob(
                     size: ImageSize(width: 600, height: 400), iterations: 256, colorScheme: .smooth, split: .tiles,
                     tileSize: TileSize(width: tile, height: tile), workers: ProcessorCount.available)
-                let canvas = PixelBuffer(size: job.size, channels: 3)
+                let render = try! PictureRender(job: job)
                 for _ in benchmark.scaledIterations {
-                    let report = await StrategyRunner.run(strategy, work: RenderWork(job: job, canvas: canvas))
+                    let report = try! await render.run(strategy)
                     blackHole(report.totalIterations)
                 }
             }

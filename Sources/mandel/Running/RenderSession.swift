@@ -40,7 +40,7 @@ struct RenderSession {
             throw ImageFileError.cannotCreate(
                 path: output,
                 reason:
-                    "a \(job.size) \(format.rawValue) takes at least \(ByteCount(minimumBytes)), and its file system has \(ByteCount(free)) free"
+                    "a \(job.size) \(format.rawValue.uppercased()) takes at least \(ByteCount(minimumBytes)), and its file system has \(ByteCount(free)) free"
             )
         }
         let render = try PictureRender(

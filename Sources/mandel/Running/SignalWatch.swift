@@ -41,9 +41,14 @@ final class SignalWatch: @unchecked Sendable {
     ///
     /// - Parameter grace: Seconds the work may still take after SIGTERM.
     init(grace: Double) {
+        // resume() arms a source later, on Dispatch's own thread; a signal that came before
+        // would be lost (it is ignored already). Wait until every source is registered.
+        let registered = DispatchGroup()
         for signalNumber in Self.stoppingSignals where !Self.isInheritedAsIgnored(signalNumber) {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            registered.enter()
+            source.setRegistrationHandler { registered.leave() }
             // The handlers hold self, and self holds the sources: stop() cancels
             // them, which releases the handlers and breaks the cycle.
             source.setEventHandler {
@@ -55,6 +60,10 @@ final class SignalWatch: @unchecked Sendable {
             }
             source.resume()
             sources.append(source)
+        }
+        if registered.wait(timeout: .now() + 2) == .timedOut {
+            ProcessStart.writeError(
+                "warning: the signal handlers took more than 2 s to start; a signal now may not clean up")
         }
     }
 
