@@ -13,8 +13,12 @@ public struct ApplyStrategy: RenderStrategy {
     public var name: String { "apply" }
 
     public var summary: String {
-        "DispatchQueue.concurrentPerform (dispatch_apply), one iteration per worker, called from a background queue; callback on the main queue."
+        "DispatchQueue.concurrentPerform (dispatch_apply), one iteration per worker, called from a background "
+            + "queue; callback on the main queue."
     }
+
+    /// concurrentPerform cannot be cancelled: every iteration runs.
+    public var nativeCancellation: NativeCancellation { .none }
 
     /// Starts the parallel loop on a background queue and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {

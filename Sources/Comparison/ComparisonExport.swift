@@ -93,7 +93,8 @@ public struct ComparisonExport: Encodable {
         }
 
         static let csvHeader =
-            "strategy,median,min,max,mean,stddev,median_ci_low,median_ci_high,user,system,speedup,efficiency,imbalance,workers,threads_used,megapixels_per_second,iterations_per_second,checksum,verdict"
+            "strategy,median,min,max,mean,stddev,median_ci_low,median_ci_high,user,system,speedup,efficiency,"
+            + "imbalance,workers,threads_used,megapixels_per_second,iterations_per_second,checksum,verdict"
 
         var csvLine: String {
             func number(_ value: Double?) -> String { value.map { String($0) } ?? "" }

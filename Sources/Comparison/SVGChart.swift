@@ -59,7 +59,9 @@ public enum SVGChart {
             body += #"<g class="series" data-name="\#(escape(bar.label))">"#
             let outline = bar.highlighted ? ##" stroke="#000" stroke-width="2""## : ""
             body +=
-                #"<rect x="\#(left)" y="\#(y + slot * 0.2)" width="\#(bar.value / maximum * plotWidth)" height="\#(barHeight)" fill="\#(color)"\#(outline)><title>\#(escape(bar.label)): median \#(format(bar.value)), min \#(format(bar.low)), max \#(format(bar.high))</title></rect>"#
+                #"<rect x="\#(left)" y="\#(y + slot * 0.2)" width="\#(bar.value / maximum * plotWidth)" "#
+                + #"height="\#(barHeight)" fill="\#(color)"\#(outline)><title>\#(escape(bar.label)): "#
+                + #"median \#(format(bar.value)), min \#(format(bar.low)), max \#(format(bar.high))</title></rect>"#
             let middle = y + slot * 0.5
             body += line(
                 left + bar.low / maximum * plotWidth, middle, left + bar.high / maximum * plotWidth, middle,
@@ -127,7 +129,8 @@ public enum SVGChart {
             body += #"<polyline points="\#(path)" fill="none" stroke="\#(color)" stroke-width="2"/>"#
             for point in points {
                 body +=
-                    #"<circle cx="\#(xPosition(point.x))" cy="\#(yPosition(point.y))" r="3.5" fill="\#(color)"><title>\#(escape(entry.name)): \#(format(point.y)) at \#(format(point.x))</title></circle>"#
+                    #"<circle cx="\#(xPosition(point.x))" cy="\#(yPosition(point.y))" r="3.5" fill="\#(color)">"#
+                    + #"<title>\#(escape(entry.name)): \#(format(point.y)) at \#(format(point.x))</title></circle>"#
             }
             body += "</g>"
             legendEntries.append((entry.name, color))
@@ -139,7 +142,8 @@ public enum SVGChart {
             size: 12)
         let yTitle = yLabel + (logarithmicY ? " (log scale)" : "")
         body +=
-            #"<text x="18" y="\#(top + plotHeight / 2)" font-size="12" text-anchor="middle" transform="rotate(-90 18 \#(top + plotHeight / 2))">\#(escape(yTitle))</text>"#
+            #"<text x="18" y="\#(top + plotHeight / 2)" font-size="12" text-anchor="middle" "#
+            + #"transform="rotate(-90 18 \#(top + plotHeight / 2))">\#(escape(yTitle))</text>"#
         body += legend(legendEntries)
         return document(title: title, subtitle: subtitle, body: body)
     }

@@ -1,5 +1,6 @@
 import Dispatch
 public import MandelbrotCore
+import Platform
 
 /// GCD: blocks on the strategy's own draw queue, then a callback on the main queue. The third of the book's three ways.
 ///
@@ -19,17 +20,26 @@ public struct DispatchStrategy: RenderStrategy {
         "GCD: async blocks on a draw queue (one per tile, or per worker for static splits), DispatchGroup notify on the main queue."
     }
 
+    public var nativeCancellation: NativeCancellation {
+        .queuedWorkOnly(
+            "DispatchWorkItem.cancel() for blocks still queued; a running block goes on and submits its successor")
+    }
+
     /// Submits the first blocks and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         let drawQueue = DrawQueue(concurrent: work.plan.workerCount > 1)
         let group = DispatchGroup()
+        // GCD's own cancel: DispatchWorkItem.cancel(), which stops a block still waiting in
+        // the queue and nothing that is running.
+        let queued = QueuedBlocks()
+        work.onCancel { queued.cancelAll() }
         if work.plan.isDynamic {
             for _ in 0..<work.plan.workerCount {
-                submitWorker(for: work, on: drawQueue, group: group)
+                submitWorker(for: work, on: drawQueue, group: group, queued: queued)
             }
         } else {
             for worker in 0..<work.plan.workerCount {
-                drawQueue.queue.async(group: group) {
+                queued.submit(to: drawQueue.queue, group: group) {
                     drawQueue.assertOnDrawQueue()
                     for tile in work.plan.tiles(of: worker) {
                         guard work.renderTile(tile) else { break }
@@ -44,11 +54,41 @@ public struct DispatchStrategy: RenderStrategy {
     ///
     /// The block takes its tile when it runs, not when it is submitted: a tile is only
     /// ever held by a thread that is rendering it.
-    private func submitWorker(for work: RenderWork, on drawQueue: DrawQueue, group: DispatchGroup) {
-        drawQueue.queue.async(group: group) {
+    private func submitWorker(for work: RenderWork, on drawQueue: DrawQueue, group: DispatchGroup, queued: QueuedBlocks)
+    {
+        queued.submit(to: drawQueue.queue, group: group) {
             drawQueue.assertOnDrawQueue()
             guard let tile = work.nextTile(), work.renderTile(tile) else { return }
-            submitWorker(for: work, on: drawQueue, group: group)
+            submitWorker(for: work, on: drawQueue, group: group, queued: queued)
         }
+    }
+}
+
+/// The render's blocks that are queued and not yet running, so that a cancel can reach them.
+final class QueuedBlocks: Sendable {
+    private let waiting = Locked<(next: Int, items: [Int: DispatchWorkItem])>((0, [:]))
+
+    /// Submits `body` as a work item, remembered until it starts.
+    func submit(to queue: DispatchQueue, group: DispatchGroup, _ body: @escaping @Sendable () -> Void) {
+        let item = waiting.withLock { waiting in
+            let key = waiting.next
+            waiting.next += 1
+            let item = DispatchWorkItem { [weak self] in
+                _ = self?.waiting.withLock { $0.items.removeValue(forKey: key) }
+                body()
+            }
+            waiting.items[key] = item
+            return item
+        }
+        queue.async(group: group, execute: item)
+    }
+
+    /// Cancels every block that has not started; a cancelled block still leaves the group.
+    func cancelAll() {
+        let items = waiting.withLock { waiting in
+            defer { waiting.items.removeAll() }
+            return Array(waiting.items.values)
+        }
+        items.forEach { $0.cancel() }
     }
 }

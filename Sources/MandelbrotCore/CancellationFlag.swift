@@ -10,6 +10,7 @@ import Synchronization
 /// old renders alive.
 public final class CancellationFlag: Sendable {
     private let cancelled = Atomic<Bool>(false)
+    private let cancelTime = Atomic<UInt64>(0)
     private let nextRegistration = Atomic<Int>(0)
     private let handlers = Locked<[Int: @Sendable () -> Void]?>([:])
 
@@ -19,8 +20,15 @@ public final class CancellationFlag: Sendable {
     /// Whether ``cancel()`` has been called.
     public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
+    /// When ``cancel()`` was first called, in monotonic nanoseconds; nil before.
+    public var cancelledAt: UInt64? {
+        let time = cancelTime.load(ordering: .relaxed)
+        return time == 0 ? nil : time
+    }
+
     /// Sets the flag and runs every registered handler once, on the calling thread.
     public func cancel() {
+        _ = cancelTime.compareExchange(expected: 0, desired: MonotonicClock.nanoseconds(), ordering: .relaxed)
         cancelled.store(true, ordering: .relaxed)
         let pending = handlers.withLock { table in
             defer { table = nil }

@@ -114,13 +114,16 @@ public final class PictureRender: Sendable {
     /// - Parameters:
     ///   - strategy: Who runs the tiles.
     ///   - sink: Who takes the finished bands; nil keeps a picture rendered whole in ``canvas``.
+    ///   - cancellationMode: Who stops a cancelled pass: the shared flag (the default), or only the
+    ///     mechanism's own cancel. Either way no further pass or band is started after a cancel.
     ///   - onTileFinished: Called on the worker's thread after each finished tile of every pass; cheap and thread-safe.
     /// - Returns: The report. `wallSeconds` runs from the first pass's start to the last pass's
     ///   completion; the sink's writing of the last bands comes after it.
     /// - Throws: ``RenderCancelled`` if the cancel flag was set; a ``RenderFailure`` the strategy
     ///   reported or found before starting; or the first error the sink reported.
     public func run(
-        _ strategy: any RenderStrategy, sink: (any BandSink)? = nil, onTileFinished: (@Sendable () -> Void)? = nil
+        _ strategy: any RenderStrategy, sink: (any BandSink)? = nil, cancellationMode: CancellationMode = .flag,
+        onTileFinished: (@Sendable () -> Void)? = nil
     ) async throws -> RenderReport {
         let threads = strategy.threadsStarted(for: plan)
         // The threads a render's own queues start (bands, writer, histogram) besides the strategy's.
@@ -140,7 +143,8 @@ public final class PictureRender: Sendable {
             RenderReport(
                 strategy: strategy.name, wallSeconds: Double(end - start) / 1e9,
                 cpu: CPUTime.now().since(startCPU).since(sinkCPU), tiles: records[.coloring] ?? [],
-                countingTiles: records[.counting] ?? [], plannedWorkers: strategy.concurrentWorkers(for: plan))
+                countingTiles: records[.counting] ?? [], plannedWorkers: strategy.concurrentWorkers(for: plan),
+                cancelRequestedSeconds: cancellation.cancelledAt.map { Double(Int64(bitPattern: $0 &- start)) / 1e9 })
         }
 
         for pass in job.passes {
@@ -155,7 +159,8 @@ public final class PictureRender: Sendable {
                 RenderWork(
                     plan: bandPlan, firstTile: firstTile, picturePlan: plan, pass: pass, renderer: renderer,
                     pipeline: pipeline,
-                    registry: registry, cancellation: cancellation, onTileFinished: onTileFinished)
+                    registry: registry, cancellation: cancellation, cancellationMode: cancellationMode,
+                    onTileFinished: onTileFinished)
             }
             var failure: RenderFailure?
             if plan.isDynamic {

@@ -18,9 +18,11 @@ public enum RenderFailure: Error, Equatable, CustomStringConvertible {
         case .outOfMemory(let bytes, let purpose, nil):
             "out of memory: \(ByteCount(bytes)) for \(purpose) could not be allocated"
         case .threadsUnavailable(let needed, let available):
-            "cannot start the \(needed) threads this render needs: this user may start only \(available) more ('ulimit -u' counts threads); lower --workers or raise the limit"
+            "cannot start the \(needed) threads this render needs: this user may start only \(available) more "
+                + "('ulimit -u' counts threads); lower --workers or raise the limit"
         case .threadNotStarted(let code):
-            "the system refused to start a thread (error \(code): \(code == 11 ? "resource temporarily unavailable" : "see pthread_create(3)"))"
+            "the system refused to start a thread (error \(code): "
+                + "\(code == 11 ? "resource temporarily unavailable" : "see pthread_create(3)"))"
         }
     }
 }

@@ -10,3 +10,14 @@ public enum RenderPass: Sendable, Hashable {
     /// Every pixel computed, coloured and written.
     case coloring
 }
+
+/// Who stops a cancelled render.
+public enum CancellationMode: String, Sendable, CaseIterable {
+    /// The shared flag, which the core checks before every segment of a row and every tile,
+    /// and each mechanism's own cancel besides: every strategy stops within a row.
+    case flag
+    /// Only each mechanism's own cancel (`Thread.cancel()`, `cancelAllOperations()`,
+    /// `Task.cancel()`, a pthread's own flag): what the mechanism gives by itself. A
+    /// mechanism with none (`concurrentPerform`, a GCD block already running) renders on.
+    case native
+}

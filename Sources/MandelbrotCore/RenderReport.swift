@@ -15,11 +15,14 @@ public struct RenderReport: Sendable {
     public let countingTiles: [TileRecord]
     /// How many workers the plan kept busy.
     public let plannedWorkers: Int
+    /// For a cancelled render, seconds from its start to the cancel request.
+    public let cancelRequestedSeconds: Double?
 
     public init(
         strategy: String, wallSeconds: Double, cpu: CPUTime, tiles: [TileRecord], countingTiles: [TileRecord] = [],
-        plannedWorkers: Int
+        plannedWorkers: Int, cancelRequestedSeconds: Double? = nil
     ) {
+        self.cancelRequestedSeconds = cancelRequestedSeconds
         self.strategy = strategy
         self.wallSeconds = wallSeconds
         self.cpu = cpu
@@ -45,6 +48,13 @@ public struct RenderReport: Sendable {
             if let worker = tile.worker { busy[worker] += tile.end - tile.start }
         }
         return busy
+    }
+
+    /// The tiles that started after the cancel request: what a mechanism that cannot be
+    /// cancelled keeps doing. Zero for a render that was not cancelled.
+    public var tilesStartedAfterCancel: Int {
+        guard let cancelRequestedSeconds else { return 0 }
+        return allTiles.filter { $0.isFinished && $0.start > cancelRequestedSeconds }.count
     }
 
     /// The busiest worker's busy time over the mean of all planned workers: 1 is a perfect balance.

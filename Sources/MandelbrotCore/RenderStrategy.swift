@@ -25,6 +25,28 @@ public protocol RenderStrategy: Sendable {
     /// How many threads the strategy starts (or makes a pool start) for `plan`: what the
     /// process must be allowed to create before the render begins.
     func threadsStarted(for plan: WorkPlan) -> Int
+
+    /// What the mechanism's own cancellation can do, without the shared flag
+    /// (``CancellationMode/native``).
+    var nativeCancellation: NativeCancellation { get }
+}
+
+/// What a threading mechanism's own cancellation can do.
+public enum NativeCancellation: Sendable, Equatable {
+    /// It has none: once started, the work runs to the end.
+    case none
+    /// It cancels work that has not started; what is running goes on (and may queue more).
+    case queuedWorkOnly(String)
+    /// It stops its running workers too, between tiles.
+    case stopsWorkers(String)
+
+    /// How the mechanism cancels, in words.
+    public var description: String {
+        switch self {
+        case .none: "none"
+        case .queuedWorkOnly(let how), .stopsWorkers(let how): how
+        }
+    }
 }
 
 extension RenderStrategy {

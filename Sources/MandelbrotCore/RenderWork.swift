@@ -14,6 +14,8 @@ public final class RenderWork: Sendable {
     public let cancellation: CancellationFlag
     /// Which pass this is.
     public let pass: RenderPass
+    /// Who stops the render when it is cancelled.
+    public let cancellationMode: CancellationMode
 
     private let renderer: any TileRenderer
     private let pipeline: BandPipeline
@@ -30,8 +32,9 @@ public final class RenderWork: Sendable {
     init(
         plan: WorkPlan, firstTile: Int, picturePlan: WorkPlan, pass: RenderPass, renderer: any TileRenderer,
         pipeline: BandPipeline, registry: WorkerRegistry, cancellation: CancellationFlag,
-        onTileFinished: (@Sendable () -> Void)?
+        cancellationMode: CancellationMode = .flag, onTileFinished: (@Sendable () -> Void)?
     ) {
+        self.cancellationMode = cancellationMode
         self.plan = plan
         self.firstTile = firstTile
         self.picturePlan = picturePlan
@@ -44,8 +47,11 @@ public final class RenderWork: Sendable {
         onCancel { [pipeline] in pipeline.wakeWaiters() }
     }
 
-    /// Whether the render has been asked to stop.
-    public var isCancelled: Bool { cancellation.isCancelled }
+    /// Whether the core stops the render: the shared flag is set, and the mode is ``CancellationMode/flag``.
+    ///
+    /// In ``CancellationMode/native`` mode this stays false: only the mechanism's own
+    /// cancel, registered with ``onCancel(_:)``, can stop the work.
+    public var isCancelled: Bool { cancellationMode == .flag && cancellation.isCancelled }
 
     /// Registers a strategy's own cancel (`Thread.cancel()`, `cancelAllOperations()`, …)
     /// to run if the render is cancelled; it is forgotten when the pass completes.
@@ -123,16 +129,12 @@ public final class RenderWork: Sendable {
         precondition(index >= 0 && index < plan.tileCount, "tile outside the plan")
         let tile = firstTile + index
         let band = picturePlan.band(of: tile)
-        guard pipeline.acquire(band) else { return false }
+        guard pipeline.acquire(band, givingUpOnCancel: cancellationMode == .flag) else { return false }
         let worker = registry.currentWorker()
         let start = MonotonicClock.nanoseconds()
-        guard
-            let iterations = renderer.render(
-                picturePlan.rect(of: tile), into: pipeline.target(for: band),
-                isCancelled: {
-                    cancellation.isCancelled
-                })
-        else { return false }
+        let rect = picturePlan.rect(of: tile)
+        let target = pipeline.target(for: band)
+        guard let iterations = renderer.render(rect, into: target, isCancelled: { isCancelled }) else { return false }
         let end = MonotonicClock.nanoseconds()
         onTileFinished?()
         pipeline.tileFinished(tile, band: band, worker: worker, start: start, end: end, iterations: iterations)

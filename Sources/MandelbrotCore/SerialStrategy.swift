@@ -10,6 +10,9 @@ public struct SerialStrategy: RenderStrategy {
         "Baseline: every tile in turn on the calling thread, no other threads (one worker, whatever the worker count)."
     }
 
+    /// A loop on the calling thread has no cancel of its own.
+    public var nativeCancellation: NativeCancellation { .none }
+
     /// One: the calling thread.
     public func concurrentWorkers(for plan: WorkPlan) -> Int { 1 }
 

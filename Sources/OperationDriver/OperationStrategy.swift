@@ -22,7 +22,14 @@ public struct OperationStrategy: RenderStrategy {
     public var name: String { "operation" }
 
     public var summary: String {
-        "MandelbrotOperation subclasses on an OperationQueue (max concurrency = workers); the last to finish posts a notification observed on the main queue."
+        "MandelbrotOperation subclasses on an OperationQueue (max concurrency = workers); the last to finish "
+            + "posts a notification observed on the main queue."
+    }
+
+    public var nativeCancellation: NativeCancellation {
+        .stopsWorkers(
+            "cancelAllOperations(), and no operation queued after it; an operation checks isCancelled before it starts and between tiles"
+        )
     }
 
     /// Queues the first operations and returns.
@@ -31,7 +38,7 @@ public struct OperationStrategy: RenderStrategy {
         queue.name = "mandel.operations"
         queue.maxConcurrentOperationCount = work.plan.workerCount
         let feed = OperationFeed(work: work, queue: queue, completion: RenderCompletion(completion: completion))
-        work.onCancel { queue.cancelAllOperations() }
+        work.onCancel { feed.cancel() }
         if work.plan.isDynamic {
             feed.queue(Array(repeating: .next, count: 2 * work.plan.workerCount))
         } else {
@@ -48,6 +55,15 @@ final class OperationFeed: Sendable {
     private let completion: RenderCompletion
     /// Operations queued and not yet finished, plus one while the first ones are being queued.
     private let outstanding = Atomic<Int>(1)
+    /// Set by a cancel: cancelAllOperations() reaches what is queued at that moment, and an
+    /// operation that has just finished would otherwise queue a successor nothing cancels.
+    private let cancelled = Atomic(false)
+
+    /// Cancels every queued and running operation, and queues no more.
+    func cancel() {
+        cancelled.store(true, ordering: .relaxed)
+        queue.cancelAllOperations()
+    }
 
     init(work: RenderWork, queue: OperationQueue, completion: RenderCompletion) {
         self.work = work
@@ -61,7 +77,9 @@ final class OperationFeed: Sendable {
             // Runs once the operation is finished, whether it ran or was cancelled. An operation
             // that found a tile queues a successor; the first to find none ends the chain.
             operation.completionBlock = { [unowned operation] in
-                if operation.foundTile && !self.work.isCancelled { self.queue([.next]) }
+                if operation.foundTile && !operation.isCancelled && !self.cancelled.load(ordering: .relaxed) {
+                    self.queue([.next])
+                }
                 self.operationFinished()
             }
             return operation

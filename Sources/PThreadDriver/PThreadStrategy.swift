@@ -1,6 +1,7 @@
 import Dispatch
 public import MandelbrotCore
 import Platform
+import Synchronization
 
 /// POSIX threads created directly with `pthread_create` and joined with
 /// `pthread_join`: no Foundation, no pool. The floor under every other mechanism.
@@ -20,11 +21,19 @@ public struct PThreadStrategy: RenderStrategy {
     /// The workers and the joiner.
     public func threadsStarted(for plan: WorkPlan) -> Int { plan.workerCount + 1 }
 
+    public var nativeCancellation: NativeCancellation {
+        .stopsWorkers("a flag of its own that each thread checks between tiles (pthread_cancel would stop it mid-tile)")
+    }
+
     /// Creates the worker threads and the joiner, and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
+        // A pthread has no cancel of its own that is safe here (pthread_cancel would stop a
+        // thread mid-tile, holding whatever it holds): its own way is a flag it checks.
+        let stop = StopFlag()
+        work.onCancel { stop.set() }
         var workers: [pthread_t] = []
         for worker in 0..<work.plan.workerCount {
-            switch spawn(PThreadJob { work.renderShare(of: worker) }) {
+            switch spawn(PThreadJob { work.renderShare(of: worker) { !stop.isSet } }) {
             case .success(let thread): workers.append(thread)
             case .failure(let failure): work.reportFailure(failure)
             }
@@ -41,6 +50,13 @@ public struct PThreadStrategy: RenderStrategy {
             DispatchQueue.global().async { joinAll.body() }
         }
     }
+}
+
+/// The workers' own stop flag, set by the render's cancel.
+final class StopFlag: Sendable {
+    private let value = Atomic(false)
+    func set() { value.store(true, ordering: .relaxed) }
+    var isSet: Bool { value.load(ordering: .relaxed) }
 }
 
 /// The body of a thread, boxed so it can travel through `pthread_create`'s one `void *` argument.

@@ -1,4 +1,5 @@
 public import MandelbrotCore
+import Platform
 
 /// Swift structured concurrency: a `TaskGroup` of child tasks on the cooperative pool.
 ///
@@ -15,40 +16,71 @@ public struct TaskGroupStrategy: RenderStrategy {
     public var name: String { "tasks" }
 
     public var summary: String {
-        "Swift concurrency: a TaskGroup of child tasks on the cooperative pool (one per tile, at most workers in flight); completion on the main actor."
+        "Swift concurrency: a TaskGroup of child tasks on the cooperative pool (one per tile, at most workers "
+            + "in flight); completion on the main actor."
+    }
+
+    public var nativeCancellation: NativeCancellation {
+        .stopsWorkers("Task.cancel() on the task that owns the group; children check Task.isCancelled between tiles")
     }
 
     /// Starts the task that owns the group and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
-        Task.detached(priority: .userInitiated) {
-            if work.plan.isDynamic {
-                await withTaskGroup(of: Bool.self) { group in
-                    // A child takes its tile when it runs, not when it is added: a tile is only
-                    // ever held by a task that is rendering it. It says whether it found one.
-                    func addChild() {
-                        group.addTask {
-                            guard !Task.isCancelled, let tile = work.nextTile() else { return false }
-                            return work.renderTile(tile)
+        // The task's own cancel, registered before the task exists (so it cannot race with a
+        // render that finishes first); cancelling the owning task cancels the group's children.
+        let owner = OwningTask()
+        work.onCancel { owner.cancel() }
+        owner.set(
+            Task.detached(priority: .userInitiated) {
+                if work.plan.isDynamic {
+                    await withTaskGroup(of: Bool.self) { group in
+                        // A child takes its tile when it runs, not when it is added: a tile is only
+                        // ever held by a task that is rendering it. It says whether it found one.
+                        func addChild() {
+                            group.addTask {
+                                guard !Task.isCancelled, let tile = work.nextTile() else { return false }
+                                return work.renderTile(tile)
+                            }
+                        }
+                        for _ in 0..<work.plan.workerCount { addChild() }
+                        while let rendered = await group.next() {
+                            if work.isCancelled { group.cancelAll() }
+                            if rendered { addChild() }
                         }
                     }
-                    for _ in 0..<work.plan.workerCount { addChild() }
-                    while let rendered = await group.next() {
-                        if work.isCancelled { group.cancelAll() }
-                        if rendered { addChild() }
-                    }
-                }
-            } else {
-                await withTaskGroup(of: Void.self) { group in
-                    for worker in 0..<work.plan.workerCount {
-                        group.addTask {
-                            for tile in work.plan.tiles(of: worker) {
-                                guard !Task.isCancelled, work.renderTile(tile) else { break }
+                } else {
+                    await withTaskGroup(of: Void.self) { group in
+                        for worker in 0..<work.plan.workerCount {
+                            group.addTask {
+                                for tile in work.plan.tiles(of: worker) {
+                                    guard !Task.isCancelled, work.renderTile(tile) else { break }
+                                }
                             }
                         }
                     }
                 }
-            }
-            await MainActor.run { completion() }
+                await MainActor.run { completion() }
+            })
+    }
+}
+
+/// The task that owns the group, once it exists, and whether it was cancelled before then.
+final class OwningTask: Sendable {
+    private let state = Locked<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
+
+    func set(_ task: Task<Void, Never>) {
+        let cancelled = state.withLock { state in
+            state.task = task
+            return state.cancelled
         }
+        if cancelled { task.cancel() }
+    }
+
+    func cancel() {
+        let task = state.withLock { state in
+            state.cancelled = true
+            return state.task
+        }
+        task?.cancel()
     }
 }

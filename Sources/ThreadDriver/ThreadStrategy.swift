@@ -23,6 +23,10 @@ public struct ThreadStrategy: RenderStrategy {
         "One Foundation Thread per worker, started by hand; each hops back to the main queue when it exits."
     }
 
+    public var nativeCancellation: NativeCancellation {
+        .stopsWorkers("Thread.cancel(); each thread checks isCancelled between tiles")
+    }
+
     /// Starts one thread per planned worker and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         let workerCount = work.plan.workerCount

@@ -35,10 +35,12 @@ public struct ChromeTrace {
         try trace.event(#""name":"process_name","ph":"M","pid":1,"args":{"name":\#(json(title))}"#)
         try trace.event(#""name":"thread_name","ph":"M","pid":1,"tid":\#(mainQueueTrack),"args":{"name":"main queue"}"#)
         try trace.event(
-            #""name":\#(json("render (\(report.strategy))")),"cat":"render","ph":"X","pid":1,"tid":\#(mainQueueTrack),"ts":0,"dur":\#(microseconds(report.wallSeconds))"#
+            #""name":\#(json("render (\(report.strategy))")),"cat":"render","ph":"X","pid":1,"tid":\#(mainQueueTrack),"#
+                + #""ts":0,"dur":\#(microseconds(report.wallSeconds))"#
         )
         try trace.event(
-            #""name":"completion on the main queue","cat":"callback","ph":"i","s":"t","pid":1,"tid":\#(mainQueueTrack),"ts":\#(microseconds(report.wallSeconds))"#
+            #""name":"completion on the main queue","cat":"callback","ph":"i","s":"t","pid":1,"#
+                + #""tid":\#(mainQueueTrack),"ts":\#(microseconds(report.wallSeconds))"#
         )
         for worker in 0..<report.threadsUsed {
             try trace.event(
@@ -51,7 +53,11 @@ public struct ChromeTrace {
                 guard let worker = tile.worker else { continue }
                 let rect = tile.rect
                 try trace.event(
-                    #""name":"\#(prefix)tile \#(index)","cat":"\#(category)","ph":"X","pid":1,"tid":\#(worker),"ts":\#(microseconds(tile.start)),"dur":\#(max(microseconds(tile.end - tile.start), 0.001)),"args":{"tile":\#(index),"rect":"\#(rect)","x":\#(rect.x),"y":\#(rect.y),"width":\#(rect.width),"height":\#(rect.height),"pixels":\#(rect.pixelCount),"iterations":\#(tile.iterations)}"#
+                    #""name":"\#(prefix)tile \#(index)","cat":"\#(category)","ph":"X","pid":1,"tid":\#(worker),"#
+                        + #""ts":\#(microseconds(tile.start)),"dur":\#(max(microseconds(tile.end - tile.start), 0.001)),"#
+                        + #""args":{"tile":\#(index),"rect":"\#(rect)","x":\#(rect.x),"y":\#(rect.y),"#
+                        + #""width":\#(rect.width),"height":\#(rect.height),"pixels":\#(rect.pixelCount),"#
+                        + #""iterations":\#(tile.iterations)}"#
                 )
             }
         }

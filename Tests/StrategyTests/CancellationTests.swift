@@ -50,4 +50,38 @@ struct CancellationTests {
         #expect(error?.report.tiles.allSatisfy { !$0.isFinished } == true)
         #expect(error?.report.totalIterations == 0)
     }
+
+    @Test(
+        "each mechanism's own cancel, without the shared flag, does what the strategy says it does",
+        arguments: allStrategies.map(\.name), [WorkSplit.tiles, .rows])
+    func native(strategyName: String, split: WorkSplit) async throws {
+        var job = Self.slowJob
+        job.split = split
+        let strategy = strategy(named: strategyName)
+        let flag = CancellationFlag()
+        // Cancel once the render is surely under way: from the worker that finishes the tenth tile.
+        let finished = Locked(0)
+        let render = try PictureRender(job: job, cancellation: flag)
+        let error = await #expect(throws: RenderCancelled.self) {
+            _ = try await render.run(strategy, cancellationMode: .native) {
+                if finished.withLock({
+                    $0 += 1
+                    return $0 == 10
+                }) {
+                    flag.cancel()
+                }
+            }
+        }
+        let report = try #require(error?.report)
+        let unfinished = report.tiles.filter { !$0.isFinished }.count
+        switch strategy.nativeCancellation {
+        case .stopsWorkers:
+            // It stops well short of the end. (Not "within a tile": on a loaded machine the
+            // thread that cancels can be descheduled between noting the time and the cancel.)
+            #expect(unfinished > 0, "\(strategyName) rendered every tile after its own cancel")
+            #expect(report.tilesStartedAfterCancel * 2 < report.tiles.count, "\(strategyName) went on taking tiles")
+        case .none, .queuedWorkOnly:
+            #expect(report.tilesStartedAfterCancel > 0, "\(strategyName) cannot stop by itself, yet stopped")
+        }
+    }
 }

@@ -48,6 +48,7 @@ final class ContractWatch: RenderStrategy, @unchecked Sendable {
     var summary: String { inner.summary }
     func concurrentWorkers(for plan: WorkPlan) -> Int { inner.concurrentWorkers(for: plan) }
     func threadsStarted(for plan: WorkPlan) -> Int { inner.threadsStarted(for: plan) }
+    var nativeCancellation: NativeCancellation { inner.nativeCancellation }
 
     func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         state.withLock { $0.works.append(WeakWork(work: work)) }

@@ -79,13 +79,15 @@ final class BandPipeline: @unchecked Sendable {
 
     // MARK: - On the workers' threads
 
-    /// Waits, if it must, until band `band`'s buffer is free; false if the render was cancelled meanwhile.
-    func acquire(_ band: Int) -> Bool {
+    /// Waits, if it must, until band `band`'s buffer is free; false if the render was cancelled
+    /// meanwhile and `givingUpOnCancel` (in native cancellation the mechanism decides, and
+    /// released bands keep coming: a cancel releases them unwritten).
+    func acquire(_ band: Int, givingUpOnCancel: Bool) -> Bool {
         if band < released.load(ordering: .acquiring) + slots.count { return true }
         releaseSignal.lock()
         defer { releaseSignal.unlock() }
         while band >= released.load(ordering: .acquiring) + slots.count {
-            if cancellation.isCancelled { return false }
+            if givingUpOnCancel && cancellation.isCancelled { return false }
             releaseSignal.wait()
         }
         return true
@@ -198,9 +200,27 @@ final class BandPipeline: @unchecked Sendable {
     }
 
     private func resumeDrainWaiterIfDone() {
-        guard isDrained, let waiter = drainWaiter else { return }
+        guard let waiter = drainWaiter else { return }
+        guard isDrained else {
+            checkForMissingTiles()
+            return
+        }
         drainWaiter = nil
         waiter()
+    }
+
+    /// Traps if, after the strategy's completion, a band can never be handed over: the
+    /// strategy completed without rendering all its tiles, which its contract forbids.
+    /// (Without this check the render would wait for that band for ever.)
+    private func checkForMissingTiles() {
+        guard !cancellation.isCancelled, deliveryError == nil, inFlight == 0, !finished.contains(nextHandOver),
+            nextHandOver < plan.bandCount
+        else { return }
+        let missing = slots[nextHandOver % slots.count].remainingTiles.load(ordering: .relaxed)
+        preconditionFailure(
+            "the strategy completed with \(missing) tile(s) of band \(nextHandOver) never rendered (tiles "
+                + "\(plan.firstTile(of: nextHandOver))..<\(plan.firstTile(of: nextHandOver) + plan.tileCount(of: nextHandOver)))"
+        )
     }
 
     /// A band's records: one per tile for a picture rendered whole, otherwise one per worker.
@@ -235,6 +255,7 @@ final class BandPipeline: @unchecked Sendable {
                     drained()
                 } else {
                     self.drainWaiter = drained
+                    self.checkForMissingTiles()
                 }
             }
         }

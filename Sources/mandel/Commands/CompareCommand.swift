@@ -70,17 +70,12 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
     func run() async throws {
         let job = RenderJob(view: view, work: work)
+        let resultCount = measurement.outputs.count
         try await CommandRun.perform(grace: measurement.grace) { watch in
-            let results = try measurement.outputs.map { _, path throws(ImageFileError) in try OutputFile(path: path) }
-            let maps = try mapOutputs.map { _, path throws(ImageFileError) in try OutputFile(path: path) }
-            let outputs = OutputSet(results + maps)
-            do {
-                try await measure(job: job, results: results, maps: maps, watch: watch)
-                if watch.stoppedBy != nil { throw CommandRun.Stopped() }
-                try outputs.commit()
-            } catch {
-                outputs.discard()
-                throw error
+            try await CommandRun.publishing((measurement.outputs + mapOutputs).map(\.path), watch: watch) { files in
+                try await measure(
+                    job: job, results: Array(files.prefix(resultCount)), maps: Array(files.dropFirst(resultCount)),
+                    watch: watch)
             }
         }
     }

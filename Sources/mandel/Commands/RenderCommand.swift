@@ -38,8 +38,9 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     var format: ImageFormat = .png
 
     @Option(
-        help:
-            "How hard the PNG encoder works: fast (several times faster, larger files), balanced, or small (smallest, slowest) (default: balanced)."
+        help: ArgumentHelp(
+            "How hard the PNG encoder works: fast (several times faster, larger files), balanced, or small "
+                + "(smallest, slowest) (default: balanced).")
     )
     var compression: PNGCompression?
 
@@ -58,7 +59,10 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Render in bands of this many rows, each written while the next render, in memory that does not grow with the height (default: the whole picture at once up to \(Limits.wholePictureBytes >> 20) MiB of pixels; above that at least \(Limits.minimumBands) bands, of at most \(Limits.bandBytes >> 20) MiB each).",
+            "Render in bands of this many rows, each written while the next render, in memory that does not "
+                + "grow with the height (default: the whole picture at once up to \(Limits.wholePictureBytes >> 20) "
+                + "MiB of pixels; above that at least \(Limits.minimumBands) bands, of at most "
+                + "\(Limits.bandBytes >> 20) MiB each).",
             valueName: "rows"),
         transform: { try ValueParsing.integer($0) })
     var bandHeight: Int?
@@ -100,7 +104,8 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
         }
         if json, let (option, _) = outputs.first(where: { $0.path == OutputFile.standardOutputName }) {
             throw ValidationError(
-                "\(option) - writes to standard output, where --json would write the report too; give \(option) a file name, or remove --json"
+                "\(option) - writes to standard output, where --json would write the report too; give \(option) "
+                    + "a file name, or remove --json"
             )
         }
         try validateDistinctOutputs(outputs)

@@ -79,15 +79,8 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         let values = axis == .workers ? work.workers! : work.tile!.map(\.width)
         let template = RenderJob(view: view, work: work)
         try await CommandRun.perform(grace: measurement.grace) { watch in
-            let files = try measurement.outputs.map { _, path throws(ImageFileError) in try OutputFile(path: path) }
-            let outputs = OutputSet(files)
-            do {
+            try await CommandRun.publishing(measurement.outputs.map(\.path), watch: watch) { files in
                 try await sweep(template: template, axis: axis, values: values, files: files, watch: watch)
-                if watch.stoppedBy != nil { throw CommandRun.Stopped() }
-                try outputs.commit()
-            } catch {
-                outputs.discard()
-                throw error
             }
         }
     }

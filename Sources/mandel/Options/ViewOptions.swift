@@ -4,8 +4,9 @@ import MandelbrotCore
 /// What to draw: size, centre, zoom, iterations and colours, or a preset.
 struct ViewOptions: ParsableArguments {
     @Option(
-        help:
-            "A fixed workload: benchmarks-game (N×N, the Benchmarks Game's mandelbrot task; excludes --center, --zoom, --iterations, --color)."
+        help: ArgumentHelp(
+            "A fixed workload: benchmarks-game (N×N, the Benchmarks Game's mandelbrot task; excludes --center, "
+                + "--zoom, --iterations, --color).")
     )
     var preset: Preset?
 
@@ -34,8 +35,10 @@ struct ViewOptions: ParsableArguments {
     var iterations: Int?
 
     @Option(
-        help:
-            "Colouring: bw (black and white, the book's picture), gray, smooth (RGB palette), or histogram (the palette spread evenly over the picture's escape values; two passes) (default: smooth; bw for the preset)."
+        help: ArgumentHelp(
+            "Colouring: bw (black and white, the book's picture), gray, smooth (RGB palette), or histogram (the "
+                + "palette spread evenly over the picture's escape values; two passes) (default: smooth; bw for the "
+                + "preset).")
     )
     var color: ColorScheme?
 
@@ -55,7 +58,8 @@ struct ViewOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "The palette of smooth and histogram colouring: a name from 'mandel palettes', or hex colours such as '#000764,#206bcb,#edffff,#ffaa00,#000200'.",
+            "The palette of smooth and histogram colouring: a name from 'mandel palettes', or hex colours such "
+                + "as '#000764,#206bcb,#edffff,#ffaa00,#000200'.",
             valueName: "name|colours"),
         transform: { text in
             do { return try PaletteSpecification.parse(text) } catch let invalid as PaletteSpecification.Invalid {
@@ -170,7 +174,9 @@ struct ViewOptions: ParsableArguments {
         }
         if color == .histogram, paletteCycle != nil {
             throw ValidationError(
-                "--palette-cycle sets iterations per trip through the palette, which histogram colouring does not use (it walks the palette once over the picture's escape values); remove --palette-cycle or use --color smooth"
+                "--palette-cycle sets iterations per trip through the palette, which histogram colouring does "
+                    + "not use (it walks the palette once over the picture's escape values); remove --palette-cycle "
+                    + "or use --color smooth"
             )
         }
         if let paletteCycle, !Limits.paletteCycle.contains(paletteCycle) {

@@ -21,8 +21,9 @@ struct VisualOptions: ParsableArguments {
 
     @Flag(
         inversion: .prefixedNo,
-        help:
-            "Show progress on standard error: a bar on a terminal, a line every few seconds otherwise (default: a bar when standard error is a terminal)."
+        help: ArgumentHelp(
+            "Show progress on standard error: a bar on a terminal, a line every few seconds otherwise (default: "
+                + "a bar when standard error is a terminal).")
     )
     var progress: Bool?
 

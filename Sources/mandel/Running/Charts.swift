@@ -16,7 +16,8 @@ enum Charts {
         return SVGChart.bars(
             title: "mandel compare: wall time per strategy",
             subtitle:
-                "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(job.workers) workers; \(runs) runs each, \(MachineDescription().cpu)",
+                "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(job.workers) workers; \(runs) "
+                + "runs each, \(MachineDescription().cpu)",
             valueLabel: "wall time (ms), shorter is better", bars: bars)
     }
 
@@ -41,7 +42,8 @@ enum Charts {
             return SVGChart.lines(
                 title: "mandel sweep: speedup against workers",
                 subtitle:
-                    "\(job.size), \(job.iterations) iterations, \(job.splitLabel); speedup = \(points.first?.comparison.baselineName ?? "baseline") median / strategy median",
+                    "\(job.size), \(job.iterations) iterations, \(job.splitLabel); speedup = "
+                    + "\(points.first?.comparison.baselineName ?? "baseline") median / strategy median",
                 xLabel: "workers", yLabel: "speedup over \(points.first?.comparison.baselineName ?? "baseline")",
                 logarithmicX: false, series: series)
         case .tile:

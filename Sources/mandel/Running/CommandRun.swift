@@ -55,6 +55,28 @@ enum CommandRun {
     }
 }
 
+extension CommandRun {
+    /// Opens every path in `paths` (all before any work), runs `body` with the files, and
+    /// publishes them together once it has returned, unless a signal stopped the run; if
+    /// anything fails, none is published.
+    @MainActor
+    static func publishing<Result>(
+        _ paths: [String], watch: SignalWatch, _ body: @MainActor ([OutputFile]) async throws -> Result
+    ) async throws -> Result {
+        var files: [OutputFile] = []
+        do {
+            for path in paths { files.append(try OutputFile(path: path)) }
+            let result = try await body(files)
+            if watch.stoppedBy != nil { throw Stopped() }
+            try OutputSet(files).commit()
+            return result
+        } catch {
+            OutputSet(files).discard()
+            throw error
+        }
+    }
+}
+
 /// Prints `mandel: <message>` on standard error.
 func printError(_ message: String) {
     ProcessStart.writeError(message)

@@ -95,7 +95,8 @@ func ensureIdenticalPixels(_ comparison: StrategyComparison) throws {
     guard mismatched.isEmpty else {
         throw CommandRun.PixelMismatch(
             description:
-                "strategies produced different pixels: \(mismatched.joined(separator: ", ")) differ from \(comparison.results[0].strategy) (a bug; please report it)"
+                "strategies produced different pixels: \(mismatched.joined(separator: ", ")) differ from "
+                + "\(comparison.results[0].strategy) (a bug; please report it)"
         )
     }
 }

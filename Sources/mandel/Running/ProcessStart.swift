@@ -24,7 +24,8 @@ enum ProcessStart {
         // What is open already (inherited descriptors) counts against the limit too.
         guard limit - open >= needed - 3 else {
             writeError(
-                "too few file descriptors: mandel needs \(needed) and may open \(max(0, limit - open)) more ('ulimit -n' is \(limit)); raise the limit"
+                "too few file descriptors: mandel needs \(needed) and may open \(max(0, limit - open)) more "
+                    + "('ulimit -n' is \(limit)); raise the limit"
             )
             exit(71)
         }
@@ -45,7 +46,8 @@ enum ProcessStart {
         let needed = threadsBesidesWorkers + workers
         guard let available = ResourceLimits.threadsAvailable(), available < needed else { return }
         writeError(
-            "cannot start the \(needed) threads this run needs: this user may start only \(available) more ('ulimit -u' counts threads); lower --workers or raise the limit"
+            "cannot start the \(needed) threads this run needs: this user may start only \(available) more "
+                + "('ulimit -u' counts threads); lower --workers or raise the limit"
         )
         exit(71)
     }

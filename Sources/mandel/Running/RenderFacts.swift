@@ -95,13 +95,15 @@ struct RenderSummary {
     var line: String {
         let job = facts.job
         var line =
-            "\(facts.strategy): \(job.size), \(job.iterations) iterations, \(facts.workers) worker\(facts.workers == 1 ? "" : "s") (\(job.splitLabel))"
+            "\(facts.strategy): \(job.size), \(job.iterations) iterations, \(facts.workers) "
+            + "worker\(facts.workers == 1 ? "" : "s") (\(job.splitLabel))"
             + " | wall \(NumberFormat.seconds(report.wallSeconds)), cpu \(NumberFormat.seconds(report.cpu.total))"
             + ", \(NumberFormat.decimal(megapixelsPerSecond)) Mpixel/s, \(NumberFormat.rate(iterationsPerSecond)) iterations/s"
             + " | \(facts.format.rawValue) \(NumberFormat.seconds(writeSeconds))"
         if let bandRows = facts.bandRows {
             line +=
-                " (\(facts.bandCount) band\(facts.bandCount == 1 ? "" : "s") of \(bandRows) rows, written while rendering; peak \(peakResidentBytes >> 20) MiB resident)"
+                " (\(facts.bandCount) band\(facts.bandCount == 1 ? "" : "s") of \(bandRows) rows, written while "
+                + "rendering; peak \(peakResidentBytes >> 20) MiB resident)"
         }
         return line + " -> \(facts.outputName)"
     }

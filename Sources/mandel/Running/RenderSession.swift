@@ -21,27 +21,28 @@ struct RenderSession {
     let watch: SignalWatch
 
     func run() async throws {
-        // Every output is opened (and checked) before any pixel is rendered.
-        let image = try OutputFile(path: output)
-        let extras = try visuals.outputs.map { _, path throws(ImageFileError) in try OutputFile(path: path) }
-        let outputs = OutputSet([image] + extras)
-        do {
-            try await render(into: image, extras: extras, outputs: outputs)
-        } catch {
-            outputs.discard()
-            throw error
+        // Every output is opened (and checked) before any pixel is rendered, and all are published together.
+        let paths = [output] + visuals.outputs.map(\.path)
+        let summary = try await CommandRun.publishing(paths, watch: watch) { files in
+            try await render(into: files[0], extras: Array(files.dropFirst()))
+        }
+        // Standard output carries a file (-o -, --trace -): the report goes to standard error.
+        try HumanReport(toStandardError: paths.contains(OutputFile.standardOutputName)).line(
+            json ? summary.json : summary.line)
+        if watch.wasAskedToTerminate {
+            printError("terminated: finished the render within the grace period and wrote \(summary.facts.outputName)")
         }
     }
 
-    private func render(into image: OutputFile, extras: [OutputFile], outputs: OutputSet) async throws {
+    /// Renders into the opened files and returns the report, once every file is complete.
+    private func render(into image: OutputFile, extras: [OutputFile]) async throws -> RenderSummary {
         let channels = job.colorScheme.channels
         let minimumBytes = ImageStream.minimumBytes(format: format, size: job.size, channels: channels)
         if let free = image.availableBytes, minimumBytes > free {
             throw ImageFileError.cannotCreate(
                 path: output,
-                reason:
-                    "a \(job.size) \(format.rawValue.uppercased()) takes at least \(ByteCount(minimumBytes)), and its file system has \(ByteCount(free)) free"
-            )
+                reason: "a \(job.size) \(format.rawValue.uppercased()) takes at least \(ByteCount(minimumBytes)), "
+                    + "and its file system has \(ByteCount(free)) free")
         }
         let render = try PictureRender(
             job: job, bandHeight: bandRows, keepsCounts: visuals.costMap != nil, extraBytes: mapBytes,
@@ -68,18 +69,7 @@ struct RenderSession {
         dispatchPrecondition(condition: .onQueue(.main))
         try writer.finish()
         try writeExtras(extras, render: render, report: report, title: facts.title(wallSeconds: report.wallSeconds))
-        // A stop that came while the picture was being finished still stops: nothing is published.
-        if watch.stoppedBy != nil { throw CommandRun.Stopped() }
-        try outputs.commit()
-
-        let summary = RenderSummary(
-            facts: facts, report: report, writeSeconds: writer.writeSeconds, checksum: writer.checksum)
-        // Standard output carries a file (-o -, --trace -): the report goes to standard error.
-        let streamsToStandardOutput = ([output] + visuals.outputs.map(\.path)).contains(OutputFile.standardOutputName)
-        try HumanReport(toStandardError: streamsToStandardOutput).line(json ? summary.json : summary.line)
-        if watch.wasAskedToTerminate {
-            printError("terminated: finished the render within the grace period and wrote \(facts.outputName)")
-        }
+        return RenderSummary(facts: facts, report: report, writeSeconds: writer.writeSeconds, checksum: writer.checksum)
     }
 
     /// Memory the maps will need beside the render's: each is a picture of its own.
