@@ -37,7 +37,8 @@ let package = Package(
         .library(name: "MandelStrategies", targets: ["StrategyCatalog"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
     ],
     targets: [
         // MARK: - What differs between operating systems: clocks, processor time, /proc, limits
@@ -59,6 +60,14 @@ let package = Package(
             // MARK: - Pictures of the work: ownership map, cost map, trace
             .target(name: "WorkVisuals", dependencies: ["MandelbrotCore"], swiftSettings: pixelSwiftSettings),
 
+            // MARK: - What the process does while it renders: main-queue lateness, threads, memory
+            .target(
+                name: "Probes",
+                dependencies: [
+                    "Platform", "MandelbrotCore", .product(name: "Histogram", package: "hdrhistogram-swift"),
+                ],
+                swiftSettings: sharedSwiftSettings),
+
             // MARK: - Comparisons: statistics, tables, exports and charts
             .target(name: "Comparison", dependencies: ["Platform"], swiftSettings: sharedSwiftSettings),
 
@@ -72,6 +81,7 @@ let package = Package(
                 name: "mandel",
                 dependencies: [
                     "MandelbrotCore", "StrategyCatalog", "ImageFiles", "Comparison", "WorkVisuals", "Platform",
+                    "Probes",
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 ],
                 swiftSettings: sharedSwiftSettings

@@ -60,6 +60,13 @@ public struct ComparisonExport: Encodable {
         public let iterationsPerSecond: Double
         public let checksum: String
         public let verdict: String
+        public let mainQueue: StrategyBehaviour.MainQueue?
+        public let peakThreads: Int?
+        public let peakResidentBytes: Int?
+        public let cancelLatency: Double?
+        public let tilesAfterCancel: Double?
+        public let cpuAfterCancel: Double?
+        public let threadsRunningAfterCancel: Int?
 
         enum CodingKeys: String, CodingKey {
             case strategy, times, min, median, max, mean, stddev, user, system, speedup, efficiency, imbalance, workers
@@ -68,6 +75,44 @@ public struct ComparisonExport: Encodable {
             case threadsUsed = "threads_used"
             case megapixelsPerSecond = "megapixels_per_second"
             case iterationsPerSecond = "iterations_per_second"
+            case mainQueue = "main_queue"
+            case peakThreads = "peak_threads"
+            case peakResidentBytes = "peak_resident_bytes"
+            case cancelLatency = "cancel_latency"
+            case tilesAfterCancel = "tiles_after_cancel"
+            case cpuAfterCancel = "cpu_after_cancel"
+            case threadsRunningAfterCancel = "threads_running_after_cancel"
+        }
+
+        /// Every key is written, absent values as null: a reader need not guess whether a key exists.
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(strategy, forKey: .strategy)
+            try container.encode(times, forKey: .times)
+            try container.encode(min, forKey: .min)
+            try container.encode(median, forKey: .median)
+            try container.encode(max, forKey: .max)
+            try container.encode(mean, forKey: .mean)
+            try container.encode(stddev, forKey: .stddev)
+            try container.encode(medianCI, forKey: .medianCI)
+            try container.encode(user, forKey: .user)
+            try container.encode(system, forKey: .system)
+            try container.encode(speedup, forKey: .speedup)
+            try container.encode(efficiency, forKey: .efficiency)
+            try container.encode(imbalance, forKey: .imbalance)
+            try container.encode(workers, forKey: .workers)
+            try container.encode(threadsUsed, forKey: .threadsUsed)
+            try container.encode(megapixelsPerSecond, forKey: .megapixelsPerSecond)
+            try container.encode(iterationsPerSecond, forKey: .iterationsPerSecond)
+            try container.encode(checksum, forKey: .checksum)
+            try container.encode(verdict, forKey: .verdict)
+            try container.encode(mainQueue, forKey: .mainQueue)
+            try container.encode(peakThreads, forKey: .peakThreads)
+            try container.encode(peakResidentBytes, forKey: .peakResidentBytes)
+            try container.encode(cancelLatency, forKey: .cancelLatency)
+            try container.encode(tilesAfterCancel, forKey: .tilesAfterCancel)
+            try container.encode(cpuAfterCancel, forKey: .cpuAfterCancel)
+            try container.encode(threadsRunningAfterCancel, forKey: .threadsRunningAfterCancel)
         }
 
         init(_ result: StrategyResult, in comparison: StrategyComparison) {
@@ -90,19 +135,34 @@ public struct ComparisonExport: Encodable {
             iterationsPerSecond = result.iterationsPerSecond
             checksum = result.checksumText
             verdict = comparison.verdict(of: result).description
+            let behaviour = result.behaviour
+            mainQueue = behaviour.mainQueue
+            peakThreads = behaviour.peakThreads
+            peakResidentBytes = behaviour.peakResidentBytes
+            cancelLatency = behaviour.cancel?.latency
+            tilesAfterCancel = behaviour.cancel?.tilesAfterCancel
+            cpuAfterCancel = behaviour.cancel?.cpuAfterCancel
+            threadsRunningAfterCancel = behaviour.cancel?.threadsRunningAfter
         }
 
         static let csvHeader =
             "strategy,median,min,max,mean,stddev,median_ci_low,median_ci_high,user,system,speedup,efficiency,"
-            + "imbalance,workers,threads_used,megapixels_per_second,iterations_per_second,checksum,verdict"
+            + "imbalance,workers,threads_used,megapixels_per_second,iterations_per_second,checksum,verdict,"
+            + "main_queue_p50,main_queue_p99,main_queue_max,missed_frames,heartbeat_ticks,peak_threads,"
+            + "peak_resident_bytes,cancel_latency,tiles_after_cancel,cpu_after_cancel,threads_running_after_cancel"
 
         var csvLine: String {
             func number(_ value: Double?) -> String { value.map { String($0) } ?? "" }
+            func integer(_ value: Int?) -> String { value.map { String($0) } ?? "" }
             return [
                 strategy, number(median), number(min), number(max), number(mean), number(stddev),
                 number(medianCI?[0]), number(medianCI?[1]), number(user), number(system), number(speedup),
                 number(efficiency), number(imbalance), "\(workers)", "\(threadsUsed)", number(megapixelsPerSecond),
                 number(iterationsPerSecond), checksum, verdict,
+                number(mainQueue?.p50), number(mainQueue?.p99), number(mainQueue?.max),
+                integer(mainQueue?.missedFrames), integer(mainQueue?.ticks), integer(peakThreads),
+                integer(peakResidentBytes), number(cancelLatency), number(tilesAfterCancel), number(cpuAfterCancel),
+                integer(threadsRunningAfterCancel),
             ].joined(separator: ",")
         }
     }

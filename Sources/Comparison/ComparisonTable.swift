@@ -4,10 +4,13 @@ import Foundation
 public enum ComparisonTable {
     /// One row per strategy; the fastest marked with `*`.
     public static func render(_ comparison: StrategyComparison) -> String {
-        let header = [
+        var header = [
             "  strategy", "median", "min", "max", "sd", "95% CI of median", "cpu", "speedup", "effic.",
             "Mpix/s", "iter/s", "imbal.", "threads", "checksum", "verdict",
         ]
+        // The main queue's lateness, when the heartbeat ran: two columns before the checksum.
+        let showsMainQueue = comparison.results.contains { $0.behaviour.mainQueue != nil }
+        if showsMainQueue { header.insert(contentsOf: ["main p99", "main max"], at: 13) }
         var rows = [header]
         let fastest = comparison.hasVerdicts ? comparison.fastest.strategy : nil
         for result in comparison.results {
@@ -15,7 +18,7 @@ public enum ComparisonTable {
                 result.wall.medianInterval.map {
                     "\(NumberFormat.milliseconds($0.lowerBound))–\(NumberFormat.milliseconds($0.upperBound))"
                 } ?? "n/a"
-            rows.append([
+            var row = [
                 (result.strategy == fastest ? "* " : "  ") + result.strategy,
                 NumberFormat.milliseconds(result.wall.median),
                 NumberFormat.milliseconds(result.wall.min),
@@ -31,10 +34,54 @@ public enum ComparisonTable {
                 "\(result.threadsUsed)",
                 String(result.checksumText.prefix(8)),
                 comparison.verdict(of: result).description,
-            ])
+            ]
+            if showsMainQueue {
+                let mainQueue = result.behaviour.mainQueue
+                row.insert(
+                    contentsOf: [mainQueue?.p99, mainQueue?.max].map { $0.map(NumberFormat.milliseconds) ?? "n/a" },
+                    at: 13)
+            }
+            rows.append(row)
         }
-        return align(rows, rightAligned: Set(1...12))
+        return align(rows, rightAligned: Set(1...(showsMainQueue ? 14 : 12)))
             + "\ntimes in ms; * fastest; speedup against \(comparison.baselineName)'s median; imbal. = busiest worker / mean"
+            + (showsMainQueue ? "; main p99/max = how late the main queue's heartbeat ran" : "")
+    }
+
+    /// The second table: threads, memory, missed frames and, after `--cancel-after`, how each
+    /// strategy stopped.
+    public static func behaviour(_ comparison: StrategyComparison) -> String {
+        let cancels = comparison.results.contains { $0.behaviour.cancel != nil }
+        var header = ["  strategy", "peak threads", "peak MiB", "missed frames"]
+        if cancels { header += ["cancel latency", "tiles after", "cpu after", "running after", "finished first"] }
+        var rows = [header]
+        for result in comparison.results {
+            let behaviour = result.behaviour
+            var row = [
+                "  " + result.strategy, behaviour.peakThreads.map(String.init) ?? "n/a",
+                behaviour.peakResidentBytes.map { String($0 >> 20) } ?? "n/a",
+                behaviour.mainQueue.map { String($0.missedFrames) } ?? "n/a",
+            ]
+            if cancels {
+                if let cancel = behaviour.cancel {
+                    row += [
+                        NumberFormat.milliseconds(cancel.latency), NumberFormat.decimal(cancel.tilesAfterCancel),
+                        NumberFormat.milliseconds(cancel.cpuAfterCancel), String(cancel.threadsRunningAfter),
+                        String(cancel.finishedFirst),
+                    ]
+                } else {
+                    row += ["n/a", "n/a", "n/a", "n/a", "n/a"]
+                }
+            }
+            rows.append(row)
+        }
+        return align(rows, rightAligned: Set(1..<header.count))
+            + "\npeak threads of the process while it ran (its instruments' own not counted); missed frames = 60 Hz "
+            + "frames with no heartbeat"
+            + (cancels
+                ? "\ncancel latency = request to completion on the main queue, ms; tiles after = tiles started after "
+                    + "the request (median); cpu after = processor ms used after it; running after = threads still "
+                    + "running at the completion" : "")
     }
 
     /// Pads the columns; numeric columns are right-aligned.

@@ -20,12 +20,16 @@ public struct StrategyResult: Sendable {
     public let pixels: Int
     /// Escape-time iterations per run.
     public let iterations: UInt64
+    /// How it behaved beyond its speed.
+    public let behaviour: StrategyBehaviour
 
     /// Collects the results of a strategy's runs.
     public init(
         strategy: String, wallSeconds: [Double], userSeconds: Double, systemSeconds: Double, workers: Int,
-        threadsUsed: Int, imbalance: Double, checksum: UInt64, pixels: Int, iterations: UInt64
+        threadsUsed: Int, imbalance: Double, checksum: UInt64, pixels: Int, iterations: UInt64,
+        behaviour: StrategyBehaviour = StrategyBehaviour()
     ) {
+        self.behaviour = behaviour
         self.strategy = strategy
         self.wall = SampleStatistics(wallSeconds)
         self.userSeconds = userSeconds

@@ -25,6 +25,10 @@ public struct DispatchStrategy: RenderStrategy {
             "DispatchWorkItem.cancel() for blocks still queued; a running block goes on and submits its successor")
     }
 
+    public var asynchronousWait: String? {
+        "asyncAfter on the draw queue continues the work once the wait is over; no thread waits"
+    }
+
     /// Submits the first blocks and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         let drawQueue = DrawQueue(concurrent: work.plan.workerCount > 1)
@@ -39,10 +43,15 @@ public struct DispatchStrategy: RenderStrategy {
             }
         } else {
             for worker in 0..<work.plan.workerCount {
-                queued.submit(to: drawQueue.queue, group: group) {
-                    drawQueue.assertOnDrawQueue()
-                    for tile in work.plan.tiles(of: worker) {
-                        guard work.renderTile(tile) else { break }
+                let tiles = Array(work.plan.tiles(of: worker))
+                if let wait = work.asynchronousWait {
+                    renderShare(tiles[...], of: work, waiting: wait, on: drawQueue, group: group, queued: queued)
+                } else {
+                    queued.submit(to: drawQueue.queue, group: group) {
+                        drawQueue.assertOnDrawQueue()
+                        for tile in tiles {
+                            guard work.renderTile(tile) else { break }
+                        }
                     }
                 }
             }
@@ -59,7 +68,41 @@ public struct DispatchStrategy: RenderStrategy {
         queued.submit(to: drawQueue.queue, group: group) {
             drawQueue.assertOnDrawQueue()
             guard let tile = work.nextTile(), work.renderTile(tile) else { return }
-            submitWorker(for: work, on: drawQueue, group: group, queued: queued)
+            after(work.asynchronousWait, on: drawQueue, group: group) {
+                submitWorker(for: work, on: drawQueue, group: group, queued: queued)
+            }
+        }
+    }
+
+    /// A worker's share of a static plan when every tile waits: one block per tile, each
+    /// submitted by `asyncAfter` once the wait after the one before is over.
+    private func renderShare(
+        _ tiles: ArraySlice<Int>, of work: RenderWork, waiting wait: Duration, on drawQueue: DrawQueue,
+        group: DispatchGroup, queued: QueuedBlocks
+    ) {
+        guard let tile = tiles.first else { return }
+        queued.submit(to: drawQueue.queue, group: group) {
+            drawQueue.assertOnDrawQueue()
+            guard work.renderTile(tile) else { return }
+            after(wait, on: drawQueue, group: group) {
+                renderShare(
+                    tiles.dropFirst(), of: work, waiting: wait, on: drawQueue, group: group, queued: queued)
+            }
+        }
+    }
+
+    /// Runs `next` now, or once `wait` is over without holding a thread: the group is
+    /// entered first, so its notify cannot run while a wait is pending.
+    private func after(
+        _ wait: Duration?, on drawQueue: DrawQueue, group: DispatchGroup, _ next: @escaping @Sendable () -> Void
+    ) {
+        guard let wait else { return next() }
+        group.enter()
+        let (seconds, attoseconds) = wait.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        drawQueue.queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+            next()
+            group.leave()
         }
     }
 }

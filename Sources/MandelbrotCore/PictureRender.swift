@@ -116,6 +116,9 @@ public final class PictureRender: Sendable {
     ///   - sink: Who takes the finished bands; nil keeps a picture rendered whole in ``canvas``.
     ///   - cancellationMode: Who stops a cancelled pass: the shared flag (the default), or only the
     ///     mechanism's own cancel. Either way no further pass or band is started after a cancel.
+    ///   - tileWait: A wait after each tile's pixels, blocking or the mechanism's own non-blocking way
+    ///     (``RenderStrategy/asynchronousWait``; a mechanism without one blocks).
+    ///   - runCancellation: A flag for this run only, instead of ``cancellation``.
     ///   - onTileFinished: Called on the worker's thread after each finished tile of every pass; cheap and thread-safe.
     /// - Returns: The report. `wallSeconds` runs from the first pass's start to the last pass's
     ///   completion; the sink's writing of the last bands comes after it.
@@ -123,8 +126,11 @@ public final class PictureRender: Sendable {
     ///   reported or found before starting; or the first error the sink reported.
     public func run(
         _ strategy: any RenderStrategy, sink: (any BandSink)? = nil, cancellationMode: CancellationMode = .flag,
+        tileWait: TileWait = .none, cancellation runCancellation: CancellationFlag? = nil,
         onTileFinished: (@Sendable () -> Void)? = nil
     ) async throws -> RenderReport {
+        // A run may have a flag of its own (a planned cancel of one run among many); ``cancellation`` otherwise.
+        let cancellation = runCancellation ?? self.cancellation
         let threads = strategy.threadsStarted(for: plan)
         // The threads a render's own queues start (bands, writer, histogram) besides the strategy's.
         let helperThreads = 3
@@ -139,12 +145,14 @@ public final class PictureRender: Sendable {
         var records: [RenderPass: [TileRecord]] = [:]
         var sinkCPU = CPUTime.zero
         var end = start
+        var endProcessorTime: UInt64 = 0
         func report() -> RenderReport {
             RenderReport(
                 strategy: strategy.name, wallSeconds: Double(end - start) / 1e9,
                 cpu: CPUTime.now().since(startCPU).since(sinkCPU), tiles: records[.coloring] ?? [],
                 countingTiles: records[.counting] ?? [], plannedWorkers: strategy.concurrentWorkers(for: plan),
-                cancelRequestedSeconds: cancellation.cancelledAt.map { Double(Int64(bitPattern: $0 &- start)) / 1e9 })
+                cancelRequestedSeconds: cancellation.cancelledAt.map { Double(Int64(bitPattern: $0 &- start)) / 1e9 },
+                processorNanosecondsAtCompletion: endProcessorTime)
         }
 
         for pass in job.passes {
@@ -160,6 +168,8 @@ public final class PictureRender: Sendable {
                     plan: bandPlan, firstTile: firstTile, picturePlan: plan, pass: pass, renderer: renderer,
                     pipeline: pipeline,
                     registry: registry, cancellation: cancellation, cancellationMode: cancellationMode,
+                    tileWait: tileWait,
+                    waitsAsynchronously: tileWait.mode == .async && strategy.asynchronousWait != nil,
                     onTileFinished: onTileFinished)
             }
             var failure: RenderFailure?
@@ -179,6 +189,7 @@ public final class PictureRender: Sendable {
                 }
             }
             end = MonotonicClock.nanoseconds()
+            endProcessorTime = ProcessorClock.nanoseconds()
             let outcome = await pipeline.drain()
             records[pass] = outcome.records
             sinkCPU = sinkCPU.adding(outcome.sinkCPU)

@@ -21,3 +21,29 @@ public enum CancellationMode: String, Sendable, CaseIterable {
     /// mechanism with none (`concurrentPerform`, a GCD block already running) renders on.
     case native
 }
+
+/// Work that waits after computing each tile, as work that waits for I/O or a lock does:
+/// the workload that shows how each mechanism copes with blocking.
+public struct TileWait: Sendable, Equatable {
+    /// How a worker waits.
+    public enum Mode: String, Sendable, CaseIterable {
+        /// The thread sleeps, holding its place in the mechanism's pool.
+        case blocking
+        /// The mechanism's own way to wait without a thread (`asyncAfter`, `Task.sleep`, an
+        /// asynchronous `Operation`); a mechanism that has none blocks.
+        case async
+    }
+
+    /// How long each tile waits, in nanoseconds; 0 for no wait.
+    public let nanoseconds: UInt64
+    /// How it waits.
+    public let mode: Mode
+
+    public init(nanoseconds: UInt64, mode: Mode) {
+        self.nanoseconds = nanoseconds
+        self.mode = mode
+    }
+
+    /// No wait.
+    public static let none = TileWait(nanoseconds: 0, mode: .blocking)
+}

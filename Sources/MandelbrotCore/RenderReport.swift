@@ -17,12 +17,15 @@ public struct RenderReport: Sendable {
     public let plannedWorkers: Int
     /// For a cancelled render, seconds from its start to the cancel request.
     public let cancelRequestedSeconds: Double?
+    /// The process's processor time when the last pass completed, from ``ProcessorClock``.
+    public let processorNanosecondsAtCompletion: UInt64?
 
     public init(
         strategy: String, wallSeconds: Double, cpu: CPUTime, tiles: [TileRecord], countingTiles: [TileRecord] = [],
-        plannedWorkers: Int, cancelRequestedSeconds: Double? = nil
+        plannedWorkers: Int, cancelRequestedSeconds: Double? = nil, processorNanosecondsAtCompletion: UInt64? = nil
     ) {
         self.cancelRequestedSeconds = cancelRequestedSeconds
+        self.processorNanosecondsAtCompletion = processorNanosecondsAtCompletion
         self.strategy = strategy
         self.wallSeconds = wallSeconds
         self.cpu = cpu

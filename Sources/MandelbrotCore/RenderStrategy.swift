@@ -29,6 +29,12 @@ public protocol RenderStrategy: Sendable {
     /// What the mechanism's own cancellation can do, without the shared flag
     /// (``CancellationMode/native``).
     var nativeCancellation: NativeCancellation { get }
+
+    /// How the mechanism waits without holding a thread, in words; nil if it can only block.
+    ///
+    /// A strategy that has a way reads ``RenderWork/asynchronousWait`` and, when it is set,
+    /// waits that long its own way after each tile it renders.
+    var asynchronousWait: String? { get }
 }
 
 /// What a threading mechanism's own cancellation can do.
@@ -55,4 +61,7 @@ extension RenderStrategy {
 
     /// One thread per worker.
     public func threadsStarted(for plan: WorkPlan) -> Int { plan.workerCount }
+
+    /// None: a worker that must wait blocks its thread.
+    public var asynchronousWait: String? { nil }
 }

@@ -16,6 +16,11 @@ public final class RenderWork: Sendable {
     public let pass: RenderPass
     /// Who stops the render when it is cancelled.
     public let cancellationMode: CancellationMode
+    /// How long the strategy must wait, its own non-blocking way, after each tile it
+    /// renders; nil when there is no wait or ``renderTile(_:)`` blocks for it.
+    public let asynchronousWait: Duration?
+    /// How long ``renderTile(_:)`` sleeps after each tile, in nanoseconds (0: not at all).
+    private let blockingWait: UInt64
 
     private let renderer: any TileRenderer
     private let pipeline: BandPipeline
@@ -32,9 +37,13 @@ public final class RenderWork: Sendable {
     init(
         plan: WorkPlan, firstTile: Int, picturePlan: WorkPlan, pass: RenderPass, renderer: any TileRenderer,
         pipeline: BandPipeline, registry: WorkerRegistry, cancellation: CancellationFlag,
-        cancellationMode: CancellationMode = .flag, onTileFinished: (@Sendable () -> Void)?
+        cancellationMode: CancellationMode = .flag, tileWait: TileWait = .none, waitsAsynchronously: Bool = false,
+        onTileFinished: (@Sendable () -> Void)?
     ) {
         self.cancellationMode = cancellationMode
+        let waits = tileWait.nanoseconds > 0
+        asynchronousWait = waits && waitsAsynchronously ? .nanoseconds(Int64(tileWait.nanoseconds)) : nil
+        blockingWait = waits && !waitsAsynchronously ? tileWait.nanoseconds : 0
         self.plan = plan
         self.firstTile = firstTile
         self.picturePlan = picturePlan
@@ -138,6 +147,14 @@ public final class RenderWork: Sendable {
         let end = MonotonicClock.nanoseconds()
         onTileFinished?()
         pipeline.tileFinished(tile, band: band, worker: worker, start: start, end: end, iterations: iterations)
+        if blockingWait > 0 { Self.sleep(nanoseconds: blockingWait) }
         return true
+    }
+
+    /// Sleeps the calling thread, as work that waits for I/O or a lock does.
+    private static func sleep(nanoseconds: UInt64) {
+        var pause = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&pause, &remaining) != 0 && errno == EINTR { pause = remaining }
     }
 }

@@ -32,6 +32,10 @@ public struct OperationStrategy: RenderStrategy {
         )
     }
 
+    public var asynchronousWait: String? {
+        "an asynchronous Operation that finishes once the wait is over; it holds a place in the queue, not a thread"
+    }
+
     /// Queues the first operations and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         let queue = OperationQueue()
@@ -72,12 +76,20 @@ final class OperationFeed: Sendable {
     }
 
     func queue(_ tiles: [MandelbrotOperation.Tiles]) {
-        let operations = tiles.map { tiles in
-            let operation = MandelbrotOperation(work: work, tiles: tiles)
+        let operations = tiles.map { tiles -> Operation in
+            let operation: Operation
+            let foundTile: @Sendable () -> Bool
+            if let wait = work.asynchronousWait {
+                let waiting = WaitingMandelbrotOperation(work: work, tiles: tiles, wait: wait)
+                (operation, foundTile) = (waiting, { [unowned waiting] in waiting.foundTile })
+            } else {
+                let plain = MandelbrotOperation(work: work, tiles: tiles)
+                (operation, foundTile) = (plain, { [unowned plain] in plain.foundTile })
+            }
             // Runs once the operation is finished, whether it ran or was cancelled. An operation
             // that found a tile queues a successor; the first to find none ends the chain.
             operation.completionBlock = { [unowned operation] in
-                if operation.foundTile && !operation.isCancelled && !self.cancelled.load(ordering: .relaxed) {
+                if foundTile() && !operation.isCancelled && !self.cancelled.load(ordering: .relaxed) {
                     self.queue([.next])
                 }
                 self.operationFinished()

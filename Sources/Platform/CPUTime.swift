@@ -50,3 +50,14 @@ public struct CPUTime: Sendable, Equatable {
         CPUTime(user: user - earlier.user, system: system - earlier.system)
     }
 }
+
+/// The process's processor time in nanoseconds, from `CLOCK_PROCESS_CPUTIME_ID`: for short
+/// intervals (the moments after a cancel), where `getrusage`'s totals move in scheduler ticks.
+public enum ProcessorClock {
+    /// Nanoseconds of processor time every thread of the process has used so far.
+    public static func nanoseconds() -> UInt64 {
+        var now = timespec()
+        clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now)
+        return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
+    }
+}

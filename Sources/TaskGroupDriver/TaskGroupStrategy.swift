@@ -24,6 +24,10 @@ public struct TaskGroupStrategy: RenderStrategy {
         .stopsWorkers("Task.cancel() on the task that owns the group; children check Task.isCancelled between tiles")
     }
 
+    public var asynchronousWait: String? {
+        "Task.sleep suspends the child and frees its thread of the cooperative pool"
+    }
+
     /// Starts the task that owns the group and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         // The task's own cancel, registered before the task exists (so it cannot race with a
@@ -38,8 +42,10 @@ public struct TaskGroupStrategy: RenderStrategy {
                         // ever held by a task that is rendering it. It says whether it found one.
                         func addChild() {
                             group.addTask {
-                                guard !Task.isCancelled, let tile = work.nextTile() else { return false }
-                                return work.renderTile(tile)
+                                guard !Task.isCancelled, let tile = work.nextTile(), work.renderTile(tile)
+                                else { return false }
+                                if let wait = work.asynchronousWait { try? await Task.sleep(for: wait) }
+                                return true
                             }
                         }
                         for _ in 0..<work.plan.workerCount { addChild() }
@@ -54,6 +60,7 @@ public struct TaskGroupStrategy: RenderStrategy {
                             group.addTask {
                                 for tile in work.plan.tiles(of: worker) {
                                     guard !Task.isCancelled, work.renderTile(tile) else { break }
+                                    if let wait = work.asynchronousWait { try? await Task.sleep(for: wait) }
                                 }
                             }
                         }

@@ -141,4 +141,16 @@ struct OutputFileTests {
         #expect(try String(contentsOfFile: path, encoding: .utf8) == "old")
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["keep.png"])
     }
+
+    @Test("a discarded set of outputs leaves none of its temporary files, and no output appears")
+    func discardSet() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let outputs = try ["a.png", "b.json"].map { try OutputFile(path: folder + "/" + $0) }
+        for output in outputs { fputs("partial", output.stream) }
+        // Each output's temporary file is in the folder until the set is discarded.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).count == 2)
+        OutputSet(outputs).discard()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == [])
+    }
 }

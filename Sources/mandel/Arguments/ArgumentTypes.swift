@@ -42,3 +42,5 @@ extension ColorScheme: ExpressibleByArgument, WordArgument {}
 extension WorkSplit: ExpressibleByArgument, WordArgument {}
 extension IterationKernel: ExpressibleByArgument, WordArgument {}
 extension PNGCompression: ExpressibleByArgument, WordArgument {}
+extension TileWait.Mode: ExpressibleByArgument, WordArgument {}
+extension CancellationMode: ExpressibleByArgument, WordArgument {}

@@ -50,6 +50,9 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     @OptionGroup(title: "Seeing the work")
     var visuals: VisualOptions
 
+    @OptionGroup(title: "Behaviour")
+    var behaviour: BehaviourOptions
+
     @Option(
         parsing: .unconditional,
         help: "Seconds the render may still take after SIGTERM before it is cancelled, 0…3600.",
@@ -129,7 +132,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
             try await RenderSession(
                 job: job, strategy: strategy.strategy, output: output, format: format,
                 compression: compression ?? .balanced, json: json, visuals: visuals, bandRows: bandRows(for: job),
-                watch: watch
+                behaviour: behaviour, watch: watch
             ).run()
         }
     }

@@ -38,6 +38,9 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
     @OptionGroup(title: "Measurement")
     var measurement: MeasurementOptions
 
+    @OptionGroup(title: "Behaviour")
+    var behaviour: BehaviourOptions
+
     var outputCount: Int { measurement.outputs.count }
 
     /// The most threads any point starts: at its largest worker count.
@@ -101,12 +104,11 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             case .tile: job.tileSize = TileSize(width: value, height: value)
             }
             let session = MeasurementSession(
-                entries: measurement.strategyList.map {
-                    MeasurementSession.Entry(strategy: $0, reportsProgress: false)
-                }, job: job,
-                warmup: measurement.warmup, runs: measurement.runs, cancellation: watch.cancellation)
+                entries: measurement.strategyList.map { MeasurementSession.Entry(strategy: $0) }, job: job,
+                warmup: measurement.warmup, runs: measurement.runs, cancellation: watch.cancellation,
+                behaviour: behaviour)
             let comparison = try await session.measure()
-            try ensureIdenticalPixels(comparison)
+            if behaviour.cancelAfter == nil { try ensureIdenticalPixels(comparison) }
             points.append(SweepPoint(value: value, comparison: comparison))
         }
         try report.line(SweepTable.render(points, axis: axis))

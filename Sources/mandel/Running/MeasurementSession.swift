@@ -2,6 +2,7 @@ import Comparison
 import Dispatch
 import MandelbrotCore
 import Platform
+import Probes
 import StrategyCatalog
 
 /// Runs strategies on one workload, interleaved (A B C A B C …), and collects their results.
@@ -12,13 +13,16 @@ import StrategyCatalog
 /// pixels are checksummed as soon as it completes, and all must agree.
 @MainActor
 struct MeasurementSession {
-    /// One row of the comparison: a strategy, optionally with the progress source attached.
+    /// One row of the comparison: a strategy, optionally with the progress source attached
+    /// or the heartbeat left out (to measure what each costs).
     struct Entry {
         let strategy: any RenderStrategy
-        let reportsProgress: Bool
+        var reportsProgress = false
+        var heartbeat = true
 
-        /// The row's name: the strategy's, with `+progress` when the progress source is attached.
-        var name: String { strategy.name + (reportsProgress ? "+progress" : "") }
+        /// The row's name: the strategy's, with `+progress` when the progress source is
+        /// attached and `/no-heartbeat` when the heartbeat is left out.
+        var name: String { strategy.name + (reportsProgress ? "+progress" : "") + (heartbeat ? "" : "/no-heartbeat") }
     }
 
     let entries: [Entry]
@@ -26,6 +30,7 @@ struct MeasurementSession {
     let warmup: Int
     let runs: Int
     let cancellation: CancellationFlag
+    let behaviour: BehaviourOptions
 
     /// What one counted run leaves behind: its numbers, not its tile records.
     private struct Run {
@@ -37,6 +42,47 @@ struct MeasurementSession {
         let workers: Int
     }
 
+    /// One entry's behaviour, added up run by run: a run's own histogram and samples are
+    /// let go as soon as they are counted (a hundred runs must not hold a hundred histograms).
+    private struct BehaviourTotals {
+        var lateness: MainQueueLateness?
+        var peakThreads: Int?
+        var peakResidentBytes: Int?
+        var lastThreads: [Int] = []
+        var cancels: [CancelOutcome] = []
+        var runs = 0
+
+        mutating func add(_ run: RunBehaviour) {
+            runs += 1
+            if let later = run.mainQueue { lateness = lateness.map { $0.merged(with: later) } ?? later }
+            if let samples = run.samples {
+                peakThreads = max(peakThreads ?? 0, samples.peakThreads)
+                peakResidentBytes = max(peakResidentBytes ?? 0, samples.peakResidentBytes)
+                lastThreads = samples.windows.map(\.threads)
+            }
+            if let cancel = run.cancel { cancels.append(cancel) }
+        }
+
+        var summary: StrategyBehaviour {
+            func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+            var summary = StrategyBehaviour(
+                peakThreads: peakThreads, peakResidentBytes: peakResidentBytes, threadsOverTime: lastThreads)
+            if let all = lateness {
+                summary.mainQueue = .init(
+                    p50: all.p50, p99: all.p99, max: all.max, missedFrames: all.missedFrames, ticks: all.ticks)
+            }
+            if !cancels.isEmpty {
+                summary.cancel = .init(
+                    latency: median(cancels.map(\.latencySeconds)),
+                    tilesAfterCancel: median(cancels.map { Double($0.tilesStartedAfter) }),
+                    cpuAfterCancel: median(cancels.map(\.cpuAfterSeconds)),
+                    threadsRunningAfter: cancels.map(\.threadsRunningAfter).max()!,
+                    finishedFirst: runs - cancels.count)
+            }
+            return summary
+        }
+    }
+
     /// Measures every entry; `lastRun` receives each entry's final picture and report.
     ///
     /// - Throws: ``RenderCancelled`` on a stop, or a ``RenderFailure``.
@@ -46,7 +92,9 @@ struct MeasurementSession {
         let render = try PictureRender(job: job, cancellation: cancellation)
         var counted = [[Run]](repeating: [], count: entries.count)
         var checksums = [Set<UInt64>](repeating: [], count: entries.count)
+        var behaviours = [BehaviourTotals](repeating: BehaviourTotals(), count: entries.count)
         var afterWarmup = ProcessSnapshot.now()
+        let observer = ObservedRun(behaviour: behaviour, signals: cancellation)
         for round in 0..<(warmup + runs) {
             if round == warmup { afterWarmup = ProcessSnapshot.now() }
             for (index, entry) in entries.enumerated() {
@@ -54,7 +102,12 @@ struct MeasurementSession {
                 let meter = entry.reportsProgress ? ProgressMeter(totalTiles: render.tilesPerRun, display: .none) : nil
                 var onTileFinished: (@Sendable () -> Void)?
                 if let meter { onTileFinished = { meter.tileFinished() } }
-                let report = try await render.run(entry.strategy, onTileFinished: onTileFinished)
+                let outcome = try await observer.run(heartbeat: entry.heartbeat) { flag in
+                    try await render.run(
+                        entry.strategy, cancellationMode: behaviour.cancellationMode, tileWait: behaviour.wait,
+                        cancellation: flag, onTileFinished: onTileFinished)
+                }
+                let report = outcome.report
                 dispatchPrecondition(condition: .onQueue(.main))
                 meter?.finish()
                 guard round >= warmup else { continue }
@@ -63,7 +116,9 @@ struct MeasurementSession {
                         wall: report.wallSeconds, cpu: report.cpu, threadsUsed: report.threadsUsed,
                         imbalance: report.imbalance,
                         iterations: report.totalIterations, workers: report.plannedWorkers))
-                checksums[index].insert(render.canvas!.checksum)
+                behaviours[index].add(outcome.behaviour)
+                // A run cancelled on purpose has an unfinished picture: its pixels are not compared.
+                if behaviour.cancelAfter == nil { checksums[index].insert(render.canvas!.checksum) }
                 if round == warmup + runs - 1 { try lastRun(entry, render.canvas!, report) }
             }
         }
@@ -81,10 +136,12 @@ struct MeasurementSession {
                     workers: runs[0].workers,
                     threadsUsed: runs.map(\.threadsUsed).max() ?? 0,
                     imbalance: imbalances[imbalances.count / 2],
-                    // A strategy whose runs disagree among themselves gets a checksum no other can match.
+                    // A strategy whose runs disagree among themselves gets a checksum no other can match
+                    // (with --cancel-after, none is compared and every checksum is 0).
                     checksum: checksums[index].count == 1 ? checksums[index].first! : 0,
                     pixels: job.size.pixelCount,
-                    iterations: runs[0].iterations)
+                    iterations: runs[0].iterations,
+                    behaviour: behaviours[index].summary)
             })
     }
 }

@@ -40,6 +40,16 @@ final class ProgressMeter: @unchecked Sendable {
     static let barInterval = 0.05
     static let lineInterval = 5.0
 
+    /// Says, before a render that will hold the main queue (the `serial` strategy), that the
+    /// meter cannot move until it ends: the meter is drawn by the main queue, as a user
+    /// interface is, and a blocked main queue draws nothing.
+    func announceBlockedMainQueue(strategy: String) {
+        guard display != .none else { return }
+        ProcessStart.writeError(
+            "progress: \(strategy) renders on the main queue, which also draws this meter; it shows nothing until "
+                + "the render ends (0/\(totalTiles) tiles now)")
+    }
+
     /// Starts a meter for `totalTiles`.
     init(totalTiles: Int, display: Display) {
         self.totalTiles = max(totalTiles, 1)

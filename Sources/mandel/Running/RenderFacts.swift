@@ -3,6 +3,7 @@ import Foundation
 import ImageFiles
 import MandelbrotCore
 import Platform
+import Probes
 
 /// What a render is, settled before it starts. Every output of the run (the line, the
 /// JSON, the PNG's text chunks, the trace's and the maps' titles) states these facts, so
@@ -89,11 +90,19 @@ struct RenderSummary {
     let report: RenderReport
     let writeSeconds: Double
     let checksum: UInt64
+    let behaviour: RunBehaviour
     let peakResidentBytes = ProcessSnapshot.peakResidentBytes
 
     /// The one line `mandel render` prints.
     var line: String {
         let job = facts.job
+        if let cancel = behaviour.cancel {
+            let requested = report.cancelRequestedSeconds ?? 0
+            return "\(facts.strategy): cancelled \(NumberFormat.seconds(requested)) after the start: completion "
+                + "\(NumberFormat.seconds(cancel.latencySeconds)) later, \(cancel.tilesStartedAfter) tiles started "
+                + "after the request, cpu \(NumberFormat.seconds(cancel.cpuAfterSeconds)) after it, "
+                + "\(cancel.threadsRunningAfter) threads still running" + behaviourText + "; no picture written"
+        }
         var line =
             "\(facts.strategy): \(job.size), \(job.iterations) iterations, \(facts.workers) "
             + "worker\(facts.workers == 1 ? "" : "s") (\(job.splitLabel))"
@@ -105,7 +114,19 @@ struct RenderSummary {
                 " (\(facts.bandCount) band\(facts.bandCount == 1 ? "" : "s") of \(bandRows) rows, written while "
                 + "rendering; peak \(peakResidentBytes >> 20) MiB resident)"
         }
-        return line + " -> \(facts.outputName)"
+        return line + behaviourText + " -> \(facts.outputName)"
+    }
+
+    /// The main queue's lateness and the peak threads, when measured.
+    private var behaviourText: String {
+        var text = ""
+        if let mainQueue = behaviour.mainQueue {
+            text +=
+                " | main queue late p99 \(NumberFormat.seconds(mainQueue.p99)), max \(NumberFormat.seconds(mainQueue.max)), "
+                + "\(mainQueue.missedFrames) missed frame\(mainQueue.missedFrames == 1 ? "" : "s")"
+        }
+        if let samples = behaviour.samples { text += " | peak \(samples.peakThreads) threads" }
+        return text
     }
 
     private var megapixelsPerSecond: Double { Double(facts.job.size.pixelCount) / report.wallSeconds / 1e6 }
@@ -150,6 +171,19 @@ struct RenderSummary {
             "bands": .number(Double(facts.bandCount)),
             "peak_resident_bytes": .number(Double(peakResidentBytes)),
             "precision_limit_zoom": facts.precisionLimit.map { .number($0) } ?? .null,
+            "main_queue": behaviour.mainQueue.map { lateness in
+                .object([
+                    "p50": .number(lateness.p50), "p99": .number(lateness.p99), "max": .number(lateness.max),
+                    "missed_frames": .number(Double(lateness.missedFrames)), "ticks": .number(Double(lateness.ticks)),
+                ])
+            } ?? .null,
+            "peak_threads": behaviour.samples.map { .number(Double($0.peakThreads)) } ?? .null,
+            "cancelled": .bool(behaviour.cancel != nil),
+            "cancel_requested_seconds": report.cancelRequestedSeconds.map { .number($0) } ?? .null,
+            "cancel_latency": behaviour.cancel.map { .number($0.latencySeconds) } ?? .null,
+            "tiles_after_cancel": behaviour.cancel.map { .number(Double($0.tilesStartedAfter)) } ?? .null,
+            "cpu_after_cancel": behaviour.cancel.map { .number($0.cpuAfterSeconds) } ?? .null,
+            "threads_running_after_cancel": behaviour.cancel.map { .number(Double($0.threadsRunningAfter)) } ?? .null,
         ]
         return JSONValue.object(fields).text
     }
@@ -159,6 +193,7 @@ struct RenderSummary {
 enum JSONValue {
     case string(String)
     case number(Double)
+    case bool(Bool)
     case array([JSONValue])
     case object([String: JSONValue])
     case null
@@ -171,6 +206,7 @@ enum JSONValue {
         case .number(let value):
             guard value.isFinite else { return "null" }
             return value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
+        case .bool(let value): return value ? "true" : "false"
         case .array(let values): return "[" + values.map(\.text).joined(separator: ",") + "]"
         case .object(let fields):
             return "{"

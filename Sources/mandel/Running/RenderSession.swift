@@ -18,13 +18,24 @@ struct RenderSession {
     let visuals: VisualOptions
     /// Rows per band, or nil for the whole picture at once.
     let bandRows: Int?
+    let behaviour: BehaviourOptions
     let watch: SignalWatch
+
+    /// Ends a render that `--cancel-after` cancelled: no output is published, and the report is printed.
+    private struct CancelledOnPurpose: Error {
+        let summary: RenderSummary
+    }
 
     func run() async throws {
         // Every output is opened (and checked) before any pixel is rendered, and all are published together.
         let paths = [output] + visuals.outputs.map(\.path)
-        let summary = try await CommandRun.publishing(paths, watch: watch) { files in
-            try await render(into: files[0], extras: Array(files.dropFirst()))
+        let summary: RenderSummary
+        do {
+            summary = try await CommandRun.publishing(paths, watch: watch) { files in
+                try await render(into: files[0], extras: Array(files.dropFirst()))
+            }
+        } catch let cancelled as CancelledOnPurpose {
+            summary = cancelled.summary
         }
         // Standard output carries a file (-o -, --trace -): the report goes to standard error.
         try HumanReport(toStandardError: paths.contains(OutputFile.standardOutputName)).line(
@@ -57,9 +68,16 @@ struct RenderSession {
             cancellation: watch.cancellation)
         let meter = ProgressMeter(
             totalTiles: render.tilesPerRun, display: ProgressMeter.display(forced: visuals.progress))
-        let report: RenderReport
+        // A strategy that starts no thread works on the main queue, where it was started.
+        if strategy.threadsStarted(for: render.plan) == 0 { meter.announceBlockedMainQueue(strategy: strategy.name) }
+        let outcome: ObservedRun.Outcome
         do {
-            report = try await render.run(strategy, sink: writer) { meter.tileFinished() }
+            outcome = try await ObservedRun(behaviour: behaviour, signals: watch.cancellation).run { flag in
+                try await render.run(
+                    strategy, sink: writer, cancellationMode: behaviour.cancellationMode, tileWait: behaviour.wait,
+                    cancellation: flag
+                ) { meter.tileFinished() }
+            }
             meter.finish()
         } catch {
             meter.finish()
@@ -67,9 +85,17 @@ struct RenderSession {
         }
         // The strategy's completion resumed us: from here on, the main queue owns the result.
         dispatchPrecondition(condition: .onQueue(.main))
+        let report = outcome.report
+        if outcome.wasCancelled {
+            throw CancelledOnPurpose(
+                summary: RenderSummary(
+                    facts: facts, report: report, writeSeconds: 0, checksum: 0, behaviour: outcome.behaviour))
+        }
         try writer.finish()
         try writeExtras(extras, render: render, report: report, title: facts.title(wallSeconds: report.wallSeconds))
-        return RenderSummary(facts: facts, report: report, writeSeconds: writer.writeSeconds, checksum: writer.checksum)
+        return RenderSummary(
+            facts: facts, report: report, writeSeconds: writer.writeSeconds, checksum: writer.checksum,
+            behaviour: outcome.behaviour)
     }
 
     /// Memory the maps will need beside the render's: each is a picture of its own.

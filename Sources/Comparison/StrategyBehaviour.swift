@@ -1,0 +1,72 @@
+/// How a strategy behaved beyond its speed, over its counted runs: the main queue's
+/// lateness, the process's threads and memory, and how it stopped when cancelled.
+public struct StrategyBehaviour: Sendable {
+    /// How late the main queue's heartbeat ran, over every counted run.
+    public struct MainQueue: Sendable, Encodable, Equatable {
+        /// Median lateness, in seconds.
+        public let p50: Double
+        /// 99th percentile, in seconds.
+        public let p99: Double
+        /// The largest lateness, in seconds.
+        public let max: Double
+        /// 60 Hz frames in which the main queue ran no tick.
+        public let missedFrames: Int
+        /// Ticks that ran.
+        public let ticks: Int
+
+        public init(p50: Double, p99: Double, max: Double, missedFrames: Int, ticks: Int) {
+            self.p50 = p50
+            self.p99 = p99
+            self.max = max
+            self.missedFrames = missedFrames
+            self.ticks = ticks
+        }
+    }
+
+    /// How the runs stopped after a planned cancel (medians over the runs, the most for threads left).
+    public struct Cancel: Sendable, Equatable {
+        /// Seconds from the request to the completion on the main queue.
+        public let latency: Double
+        /// Tiles started after the request.
+        public let tilesAfterCancel: Double
+        /// Processor seconds used after the request.
+        public let cpuAfterCancel: Double
+        /// The most threads still running just after a completion.
+        public let threadsRunningAfter: Int
+        /// Runs that finished before the cancel came.
+        public let finishedFirst: Int
+
+        public init(
+            latency: Double, tilesAfterCancel: Double, cpuAfterCancel: Double, threadsRunningAfter: Int,
+            finishedFirst: Int
+        ) {
+            self.latency = latency
+            self.tilesAfterCancel = tilesAfterCancel
+            self.cpuAfterCancel = cpuAfterCancel
+            self.threadsRunningAfter = threadsRunningAfter
+            self.finishedFirst = finishedFirst
+        }
+    }
+
+    /// Nil with `--heartbeat off`.
+    public var mainQueue: MainQueue?
+    /// The most threads the process had during any counted run; nil if not sampled.
+    public var peakThreads: Int?
+    /// The most resident memory during any counted run, in bytes; nil if not sampled.
+    public var peakResidentBytes: Int?
+    /// Nil unless the runs were cancelled on purpose.
+    public var cancel: Cancel?
+    /// One sampled run's threads over time: one value per 10 ms, for the threads chart.
+    public var threadsOverTime: [Int]
+
+    public init(
+        mainQueue: MainQueue? = nil, peakThreads: Int? = nil, peakResidentBytes: Int? = nil, cancel: Cancel? = nil,
+        threadsOverTime: [Int] = []
+    ) {
+        self.mainQueue = mainQueue
+        self.peakThreads = peakThreads
+        self.peakResidentBytes = peakResidentBytes
+        self.cancel = cancel
+        self.threadsOverTime = threadsOverTime
+    }
+}

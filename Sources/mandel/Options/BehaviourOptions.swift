@@ -1,0 +1,93 @@
+import ArgumentParser
+import Comparison
+import MandelbrotCore
+
+/// How each strategy behaves beyond its speed: the main queue's responsiveness, work that
+/// waits, and cancellation. `render` and `compare` share these options.
+struct BehaviourOptions: ParsableArguments {
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Tick on the main queue every this many milliseconds, 0.1…1000, and measure how late each tick runs; "
+                + "off to disable (default: 2).",
+            valueName: "ms|off"),
+        transform: { text in
+            HeartbeatInterval(milliseconds: text.trimmingBlanks == "off" ? nil : try ValueParsing.real(text))
+        })
+    var heartbeat = HeartbeatInterval(milliseconds: 2)
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "After each tile's pixels, wait this many milliseconds, 0…1000: work that waits for I/O or a lock "
+                + "(default: 0).",
+            valueName: "ms"),
+        transform: { try ValueParsing.real($0) })
+    var tileWait = 0.0
+
+    @Option(
+        help: ArgumentHelp(
+            "How a tile waits: blocking (the thread sleeps) or async (the mechanism's own way: asyncAfter, "
+                + "Task.sleep, an asynchronous Operation; thread, pthread and apply can only block) (default: blocking)."
+        ))
+    var tileWaitMode: TileWait.Mode?
+
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Cancel each run this many milliseconds after it starts, 0…3600000, and measure how the strategy stops: "
+                + "latency to the completion, tiles started and CPU used after the request. No picture is written "
+                + "for a cancelled render.",
+            valueName: "ms"),
+        transform: { try ValueParsing.real($0) })
+    var cancelAfter: Double?
+
+    @Option(
+        help: ArgumentHelp(
+            "Who stops a cancelled run: flag (the shared flag every strategy checks) or native (only the "
+                + "mechanism's own cancel: Thread.cancel, cancelAllOperations, DispatchWorkItem.cancel, "
+                + "Task.cancel) (default: flag)."))
+    var cancelBy: CancellationMode?
+
+    mutating func validate() throws {
+        if let milliseconds = heartbeat.milliseconds, !(0.1...1000).contains(milliseconds) {
+            throw ValidationError("--heartbeat must be from 0.1 to 1000 milliseconds, or off (got \(milliseconds))")
+        }
+        guard (0...1000).contains(tileWait) else {
+            throw ValidationError("--tile-wait must be from 0 to 1000 milliseconds (got \(tileWait))")
+        }
+        if tileWaitMode != nil, tileWait == 0 {
+            throw ValidationError(
+                "--tile-wait-mode says how a tile waits; add --tile-wait with a number of milliseconds")
+        }
+        if let cancelAfter, !(0...3_600_000).contains(cancelAfter) {
+            throw ValidationError("--cancel-after must be from 0 to 3600000 milliseconds (got \(cancelAfter))")
+        }
+        if cancelBy != nil, cancelAfter == nil {
+            throw ValidationError(
+                "--cancel-by says who stops a cancelled run; add --cancel-after with a number of milliseconds")
+        }
+    }
+
+    /// The heartbeat's interval in nanoseconds, or nil when it is off.
+    var heartbeatNanoseconds: UInt64? {
+        heartbeat.milliseconds.map { UInt64(($0 * 1e6).rounded()) }
+    }
+
+    /// The wait after each tile.
+    var wait: TileWait {
+        TileWait(nanoseconds: UInt64((tileWait * 1e6).rounded()), mode: tileWaitMode ?? .blocking)
+    }
+
+    /// When each run is cancelled, in nanoseconds after its start; nil for no cancel.
+    var cancelAfterNanoseconds: UInt64? { cancelAfter.map { UInt64(($0 * 1e6).rounded()) } }
+
+    /// Who stops a cancelled run.
+    var cancellationMode: CancellationMode { cancelBy ?? .flag }
+}
+
+/// `--heartbeat`: an interval in milliseconds, or off.
+struct HeartbeatInterval: CustomStringConvertible {
+    let milliseconds: Double?
+    var description: String { milliseconds.map { NumberFormat.decimal($0) } ?? "off" }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import StrategyCatalog
+import Testing
+
+/// What `--heartbeat`, `--tile-wait` and `--cancel-after` measure, checked for structure and
+/// direction against the real binary, never for absolute times.
+@Suite("Behaviour beyond throughput")
+struct BehaviourTests {
+    /// A render of a few hundred milliseconds: long enough for the heartbeat to see a stall.
+    static let longRender = ["--size", "800x600", "--iterations", "3000", "--workers", "2"]
+
+    static func renderJSON(_ arguments: [String]) throws -> [String: Any] {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(["render", "--json", "-o", "p.png"] + arguments, in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+    }
+
+    static func compareJSON(_ arguments: [String]) throws -> [[String: Any]] {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["compare", "--warmup", "0", "--json", "c.json"] + arguments, in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let export = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/c.json")))
+                as? [String: Any])
+        return try #require(export["results"] as? [[String: Any]])
+    }
+
+    @Test("serial holds the main queue for its whole render; gcd leaves it free")
+    func mainQueueStall() throws {
+        let serial = try Self.renderJSON(Self.longRender + ["--strategy", "serial"])
+        let serialQueue = try #require(serial["main_queue"] as? [String: Any])
+        let serialWall = try #require(serial["wall_seconds"] as? Double)
+        #expect(try #require(serialQueue["max"] as? Double) >= serialWall / 2)
+        #expect(try #require(serialQueue["missed_frames"] as? Int) >= 1)
+
+        let gcd = try Self.renderJSON(Self.longRender + ["--strategy", "gcd"])
+        let gcdQueue = try #require(gcd["main_queue"] as? [String: Any])
+        let gcdWall = try #require(gcd["wall_seconds"] as? Double)
+        #expect(try #require(gcdQueue["max"] as? Double) < gcdWall / 2)
+        #expect(try #require(gcdQueue["ticks"] as? Int) > 10)
+    }
+
+    @Test("--heartbeat off measures nothing, and says so with null")
+    func heartbeatOff() throws {
+        let report = try Self.renderJSON(["--size", "64x48", "--heartbeat", "off"])
+        #expect(report["main_queue"] is NSNull)
+    }
+
+    @Test("every strategy's peak threads are at least its workers, in compare's JSON and CSV")
+    func peakThreads() throws {
+        let results = try Self.compareJSON(["--size", "160x120", "--runs", "1", "--workers", "3", "--tile", "16"])
+        #expect(results.count == StrategyCatalog.names.count)
+        for result in results {
+            let workers = try #require(result["workers"] as? Int)
+            let peak = try #require(result["peak_threads"] as? Int, "\(result["strategy"] ?? "?")")
+            #expect(peak >= workers, "\(result["strategy"] ?? "?"): \(peak) threads for \(workers) workers")
+            #expect(try #require(result["peak_resident_bytes"] as? Int) > 1 << 20)
+            let mainQueue = try #require(result["main_queue"] as? [String: Any])
+            #expect(Set(mainQueue.keys) == ["p50", "p99", "max", "missed_frames", "ticks"])
+        }
+    }
+
+    @Test(
+        "after a cancel the completion comes, no thread is left running, and with the shared flag no worker starts more than one tile after it",
+        arguments: ["flag", "native"])
+    func cancelAfter(mode: String) throws {
+        let results = try Self.compareJSON(
+            Self.longRender + ["--runs", "1", "--cancel-after", "20", "--cancel-by", mode, "--tile", "32"])
+        for result in results {
+            let name = result["strategy"] as? String ?? "?"
+            let latency = try #require(result["cancel_latency"] as? Double, "\(name) has no cancel latency")
+            #expect(latency >= 0)
+            #expect(try #require(result["threads_running_after_cancel"] as? Int) == 0, "\(name)")
+            #expect(try #require(result["cpu_after_cancel"] as? Double) >= 0)
+            let tilesAfter = try #require(result["tiles_after_cancel"] as? Double)
+            // A worker may have passed the flag's check just before the request: one tile each at most.
+            if mode == "flag" { #expect(tilesAfter <= 2, "\(name) started \(tilesAfter) tiles after the cancel") }
+        }
+    }
+
+    @Test("render --cancel-after writes no picture, exits 0 and reports how the strategy stopped")
+    func renderCancelAfter() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--json", "-o", "p.png", "--cancel-after", "30", "--strategy", "tasks"] + Self.longRender,
+            in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        #expect(report["cancelled"] as? Bool == true)
+        #expect(report["cancel_latency"] is Double)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
+    @Test("--tile-wait leaves every pixel as it was, blocking or async", arguments: ["blocking", "async"])
+    func tileWaitKeepsPixels(mode: String) throws {
+        let workload = ["--size", "128x96", "--tile", "32", "--workers", "4"]
+        for strategy in StrategyCatalog.names {
+            let plain = try Self.renderJSON(workload + ["--strategy", strategy])
+            let waiting = try Self.renderJSON(
+                workload + ["--strategy", strategy, "--tile-wait", "1", "--tile-wait-mode", mode])
+            #expect(waiting["checksum"] as? String == plain["checksum"] as? String, "\(strategy)")
+            // Twelve tiles that each wait a millisecond: no run is quicker than three waits in a row.
+            #expect(try #require(waiting["wall_seconds"] as? Double) >= 0.003, "\(strategy) did not wait")
+        }
+    }
+
+    @Test(
+        "a wait mode, a cancel mode or an overhead row without what it qualifies is refused",
+        arguments: [
+            ["render", "--tile-wait-mode", "async"], ["render", "--cancel-by", "native"],
+            ["render", "--heartbeat", "0"], ["render", "--tile-wait", "2000"],
+            ["compare", "--heartbeat", "off", "--heartbeat-overhead"],
+        ])
+    func refusals(arguments: [String]) throws {
+        let result = try MandelProcess.run(arguments + ["--size", "64x48"])
+        #expect(result.status == 64, "\(result.standardError)")
+    }
+}
