@@ -39,7 +39,12 @@ public enum SVGChart {
     static let left = 80.0, right = 190.0, top = 56.0, bottom = 64.0
 
     /// Horizontal axis from 0 at the left; one bar per strategy, whiskers from min to max.
-    public static func bars(title: String, subtitle: String, valueLabel: String, bars: [Bar]) -> String {
+    public static func bars(
+        title: String, subtitle: String, valueLabel: String, bars: [Bar],
+        legend legendEntries: [(String, String)] = [
+            ("bar: median of the runs", "#888"), ("whisker: min to max", "#222"),
+        ]
+    ) -> String {
         // Room for the longest label at about 7 pixels a character.
         let left = max(Self.left, Double(bars.map(\.label.count).max() ?? 0) * 7 + 20)
         let plotWidth = width - left - right
@@ -81,20 +86,21 @@ public enum SVGChart {
         body += line(left, top, left, top + plotHeight, stroke: "#333")
         body += line(left, top + plotHeight, left + plotWidth, top + plotHeight, stroke: "#333")
         body += text(valueLabel, x: left + plotWidth / 2, y: height - 18, anchor: "middle", size: 12)
-        body += legend([("bar: median of the runs", "#888"), ("whisker: min to max", "#222")])
+        body += legend(legendEntries)
         return document(title: title, subtitle: subtitle, body: body)
     }
 
     /// One line per series; logarithmic axes where values span orders of magnitude (tile sizes, times).
     public static func lines(
         title: String, subtitle: String, xLabel: String, yLabel: String, logarithmicX: Bool,
-        logarithmicY: Bool = false, series: [Series]
+        logarithmicY: Bool = false, timeSeries: Bool = false, series: [Series]
     ) -> String {
         let plotWidth = width - left - right
         let plotHeight = height - top - bottom
         let xs = series.flatMap { $0.points.map(\.x) }
-        let minX = xs.min() ?? 0
-        let maxX = xs.max() ?? 1
+        // A time series starts at 0, has round ticks rather than one per sample, and no markers.
+        let minX = timeSeries ? 0 : xs.min() ?? 0
+        let maxX = timeSeries ? niceCeiling(xs.max() ?? 1) : xs.max() ?? 1
         let ys = series.flatMap { $0.points.map(\.y) }.filter { !logarithmicY || $0 > 0 }
         let maximumY = niceCeiling(ys.max() ?? 1)
         let minimumY = logarithmicY ? pow(10, floor(log10(ys.min() ?? 1))) : 0
@@ -116,7 +122,7 @@ public enum SVGChart {
             body += line(left, yPosition(tick), left + plotWidth, yPosition(tick), stroke: "#e0e0e0")
             body += text(format(tick), x: left - 8, y: yPosition(tick) + 4, anchor: "end", size: 11)
         }
-        for x in Set(xs).sorted() {
+        for x in timeSeries ? ticks(upTo: maxX) : Set(xs).sorted() {
             body += line(xPosition(x), top, xPosition(x), top + plotHeight, stroke: "#f0f0f0")
             body += text(format(x), x: xPosition(x), y: top + plotHeight + 18, anchor: "middle", size: 11)
         }
@@ -127,7 +133,7 @@ public enum SVGChart {
             let path = points.map { "\(xPosition($0.x)),\(yPosition($0.y))" }.joined(separator: " ")
             body += #"<g class="series" data-name="\#(escape(entry.name))">"#
             body += #"<polyline points="\#(path)" fill="none" stroke="\#(color)" stroke-width="2"/>"#
-            for point in points {
+            for point in points where !timeSeries {
                 body +=
                     #"<circle cx="\#(xPosition(point.x))" cy="\#(yPosition(point.y))" r="3.5" fill="\#(color)">"#
                     + #"<title>\#(escape(entry.name)): \#(format(point.y)) at \#(format(point.x))</title></circle>"#

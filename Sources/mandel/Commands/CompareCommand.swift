@@ -46,13 +46,34 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     )
     var progressOverhead = false
 
+    @Option(
+        help: ArgumentHelp(
+            "Write the process's threads over time, one line per strategy, as an SVG; - for standard output.",
+            valueName: "file.svg"))
+    var threadsChart: String?
+
+    @Option(
+        help: ArgumentHelp(
+            "Write the main queue's lateness per strategy (p50, p99, max) as an SVG; - for standard output.",
+            valueName: "file.svg"))
+    var latencyChart: String?
+
+    /// The behaviour charts asked for, with their options.
+    private var behaviourCharts: [(option: String, path: String)] {
+        [("--threads-chart", threadsChart), ("--latency-chart", latencyChart)].compactMap { option, path in
+            path.map { (option, $0) }
+        }
+    }
+
     @Flag(
         help:
             "Add a row gcd/no-heartbeat: gcd without the main queue's heartbeat, to measure what the heartbeat costs."
     )
     var heartbeatOverhead = false
 
-    var outputCount: Int { measurement.outputs.count + (ownershipMaps == nil ? 0 : entries.count) }
+    var outputCount: Int {
+        measurement.outputs.count + behaviourCharts.count + (ownershipMaps == nil ? 0 : entries.count)
+    }
 
     var workerThreads: Int {
         let plan = RenderJob(view: view, work: work).plan()
@@ -62,7 +83,10 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     mutating func validate() throws {
         try view.validateFitsInMemory(because: "mandel compare keeps whole pictures in memory")
         try work.validateSingleValues(command: "compare", size: view.size)
-        try validateDistinctOutputs(measurement.outputs + mapOutputs)
+        try validateDistinctOutputs(measurement.outputs + behaviourCharts + mapOutputs)
+        if latencyChart != nil && behaviour.heartbeatNanoseconds == nil {
+            throw ValidationError("--latency-chart draws what the heartbeat measures; remove --heartbeat off")
+        }
         if heartbeatOverhead && behaviour.heartbeatNanoseconds == nil {
             throw ValidationError("--heartbeat-overhead measures the heartbeat against none; remove --heartbeat off")
         }
@@ -86,18 +110,24 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         let job = RenderJob(view: view, work: work)
         let resultCount = measurement.outputs.count
         try await CommandRun.perform(grace: measurement.grace) { watch in
-            try await CommandRun.publishing((measurement.outputs + mapOutputs).map(\.path), watch: watch) { files in
+            let chartCount = behaviourCharts.count
+            let paths = (measurement.outputs + behaviourCharts + mapOutputs).map(\.path)
+            try await CommandRun.publishing(paths, watch: watch) { files in
                 try await measure(
-                    job: job, results: Array(files.prefix(resultCount)), maps: Array(files.dropFirst(resultCount)),
-                    watch: watch)
+                    job: job, results: Array(files.prefix(resultCount)),
+                    charts: Array(files.dropFirst(resultCount).prefix(chartCount)),
+                    maps: Array(files.dropFirst(resultCount + chartCount)), watch: watch)
             }
         }
     }
 
     @MainActor
-    private func measure(job: RenderJob, results: [OutputFile], maps: [OutputFile], watch: SignalWatch) async throws {
+    private func measure(
+        job: RenderJob, results: [OutputFile], charts: [OutputFile], maps: [OutputFile], watch: SignalWatch
+    ) async throws {
         let report = measurement.report
-        try report.line(WorkloadText.describe(job, warmup: measurement.warmup, runs: measurement.runs))
+        try report.line(
+            WorkloadText.describe(job, warmup: measurement.warmup, runs: measurement.runs) + behaviourWorkload)
         let entries = self.entries
         let session = MeasurementSession(
             entries: entries, job: job, warmup: measurement.warmup, runs: measurement.runs,
@@ -124,5 +154,24 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         let export = ComparisonExport(
             compare: comparison, workload: workload, machine: MachineDescription())
         try measurement.write(export: export, chart: Charts.compare(comparison, job: job), to: results)
+        for (file, (option, _)) in zip(charts, behaviourCharts) {
+            let chart =
+                option == "--threads-chart"
+                ? Charts.threads(comparison, job: job, workload: behaviourWorkload)
+                : Charts.latency(comparison, job: job, workload: behaviourWorkload)
+            try file.write(Array(chart.utf8))
+        }
+    }
+
+    /// The behaviour workload in words, for the charts' subtitles.
+    private var behaviourWorkload: String {
+        var text = ""
+        if behaviour.tileWait > 0 {
+            text += ", each tile waits \(NumberFormat.decimal(behaviour.tileWait)) ms (\(behaviour.wait.mode.rawValue))"
+        }
+        if let cancelAfter = behaviour.cancelAfter {
+            text += ", cancelled after \(NumberFormat.decimal(cancelAfter)) ms (\(behaviour.cancellationMode.rawValue))"
+        }
+        return text
     }
 }

@@ -55,4 +55,37 @@ enum Charts {
                 series: series)
         }
     }
+
+    /// One line per strategy: the process's threads over its last counted run, from the sampler.
+    static func threads(_ comparison: StrategyComparison, job: RenderJob, workload: String) -> String {
+        let series = comparison.results.map { result in
+            SVGChart.Series(
+                name: result.strategy,
+                points: result.behaviour.threadsOverTime.enumerated().map { window, threads in
+                    (Double(window) * 10, Double(threads))
+                })
+        }
+        return SVGChart.lines(
+            title: "mandel compare: the process's threads while each strategy renders",
+            subtitle:
+                "\(job.size), \(job.splitLabel), \(job.workers) workers\(workload); last counted run, 10 ms samples",
+            xLabel: "time since the start (ms)", yLabel: "threads (instruments not counted)", logarithmicX: false,
+            timeSeries: true, series: series)
+    }
+
+    /// One bar per strategy: how late the main queue's heartbeat ran (99th percentile, whiskers from the median to the maximum).
+    static func latency(_ comparison: StrategyComparison, job: RenderJob, workload: String) -> String {
+        let bars = comparison.results.compactMap { result -> SVGChart.Bar? in
+            guard let mainQueue = result.behaviour.mainQueue else { return nil }
+            return SVGChart.Bar(
+                label: result.strategy, value: mainQueue.p99 * 1000, low: mainQueue.p50 * 1000,
+                high: mainQueue.max * 1000, highlighted: false)
+        }
+        return SVGChart.bars(
+            title: "mandel compare: how late the main queue ran",
+            subtitle:
+                "\(job.size), \(job.splitLabel), \(job.workers) workers\(workload); heartbeat every tick, all counted runs",
+            valueLabel: "heartbeat lateness (ms); shorter is more responsive", bars: bars,
+            legend: [("bar: 99th percentile", "#888"), ("whisker: median to max", "#222")])
+    }
 }
