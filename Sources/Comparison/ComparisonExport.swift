@@ -171,6 +171,8 @@ public struct ComparisonExport: Encodable {
     public struct Point: Encodable, Sendable {
         public let workers: Int?
         public let tile: String?
+        /// Seconds each tile waited, for a sweep over `--tile-wait`.
+        public let tileWait: Double?
         public let results: [Row]
     }
 
@@ -200,7 +202,7 @@ public struct ComparisonExport: Encodable {
 
     /// The export of a `sweep` run: each point's comparison, keyed by workers or tile.
     public init(
-        sweep: [(workers: Int?, tile: String?, comparison: StrategyComparison)], workload: Workload,
+        sweep: [(workers: Int?, tile: String?, tileWait: Double?, comparison: StrategyComparison)], workload: Workload,
         machine: MachineDescription, date: Date = Date()
     ) {
         command = "sweep"
@@ -211,7 +213,7 @@ public struct ComparisonExport: Encodable {
         process = nil
         points = sweep.map { point in
             Point(
-                workers: point.workers, tile: point.tile,
+                workers: point.workers, tile: point.tile, tileWait: point.tileWait,
                 results: point.comparison.results.map { Row($0, in: point.comparison) })
         }
     }
@@ -228,9 +230,12 @@ public struct ComparisonExport: Encodable {
     public var csv: String {
         if let points {
             let lines = points.flatMap { point in
-                point.results.map { "\(point.workers.map(String.init) ?? ""),\(point.tile ?? ""),\($0.csvLine)" }
+                point.results.map {
+                    "\(point.workers.map(String.init) ?? ""),\(point.tile ?? ""),\(point.tileWait.map { String($0) } ?? ""),"
+                        + $0.csvLine
+                }
             }
-            return (["workers,tile," + Row.csvHeader] + lines).joined(separator: "\n") + "\n"
+            return (["workers,tile,tile_wait," + Row.csvHeader] + lines).joined(separator: "\n") + "\n"
         }
         return ([Row.csvHeader] + results.map(\.csvLine)).joined(separator: "\n") + "\n"
     }

@@ -29,6 +29,11 @@ public enum NumberFormat {
     /// One decimal: `12.3`.
     public static func decimal(_ value: Double) -> String { String(format: "%.1f", value) }
 
+    /// A whole number without a fraction (`4`), anything else as Swift prints it (`0.5`).
+    public static func compact(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
     /// A pixel checksum as 16 hexadecimal digits.
     public static func checksum(_ value: UInt64) -> String {
         let hex = String(value, radix: 16)

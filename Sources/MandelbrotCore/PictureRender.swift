@@ -152,7 +152,7 @@ public final class PictureRender: Sendable {
                 cpu: CPUTime.now().since(startCPU).since(sinkCPU), tiles: records[.coloring] ?? [],
                 countingTiles: records[.counting] ?? [], plannedWorkers: strategy.concurrentWorkers(for: plan),
                 cancelRequestedSeconds: cancellation.cancelledAt.map { Double(Int64(bitPattern: $0 &- start)) / 1e9 },
-                processorNanosecondsAtCompletion: endProcessorTime)
+                processorNanosecondsAtCompletion: endProcessorTime, startNanoseconds: start)
         }
 
         for pass in job.passes {

@@ -17,13 +17,17 @@ public struct RenderReport: Sendable {
     public let plannedWorkers: Int
     /// For a cancelled render, seconds from its start to the cancel request.
     public let cancelRequestedSeconds: Double?
+    /// When the render started, in ``MonotonicClock`` nanoseconds.
+    public let startNanoseconds: UInt64
     /// The process's processor time when the last pass completed, from ``ProcessorClock``.
     public let processorNanosecondsAtCompletion: UInt64?
 
     public init(
         strategy: String, wallSeconds: Double, cpu: CPUTime, tiles: [TileRecord], countingTiles: [TileRecord] = [],
-        plannedWorkers: Int, cancelRequestedSeconds: Double? = nil, processorNanosecondsAtCompletion: UInt64? = nil
+        plannedWorkers: Int, cancelRequestedSeconds: Double? = nil, processorNanosecondsAtCompletion: UInt64? = nil,
+        startNanoseconds: UInt64 = 0
     ) {
+        self.startNanoseconds = startNanoseconds
         self.cancelRequestedSeconds = cancelRequestedSeconds
         self.processorNanosecondsAtCompletion = processorNanosecondsAtCompletion
         self.strategy = strategy

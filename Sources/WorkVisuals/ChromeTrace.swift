@@ -10,6 +10,25 @@ public import MandelbrotCore
 /// millions of tiles takes no more memory than a trace of ten; a checkpoint
 /// runs between chunks, so a signal stops it as it stops a render.
 public struct ChromeTrace {
+    /// Values sampled at a fixed interval during the render, drawn as a counter track.
+    public struct Counter: Sendable {
+        /// The track's name, with its unit.
+        public let name: String
+        /// Seconds from the render's start to the first value (negative if sampling began before it).
+        public let firstSeconds: Double
+        /// Seconds between values.
+        public let intervalSeconds: Double
+        /// The values, in order.
+        public let values: [Double]
+
+        public init(name: String, firstSeconds: Double, intervalSeconds: Double, values: [Double]) {
+            self.name = name
+            self.firstSeconds = firstSeconds
+            self.intervalSeconds = intervalSeconds
+            self.values = values
+        }
+    }
+
     /// The track id of the main queue.
     static let mainQueueTrack = 1_000_000
     private static let chunkBytes = 1 << 16
@@ -25,9 +44,10 @@ public struct ChromeTrace {
     ///   - report: The render.
     ///   - title: The process's name in the viewer.
     ///   - emit: Called with each chunk of the file, in order; what it throws stops the trace.
+    ///   - counters: Counter tracks beside the slices (the main queue's lateness, the process's threads).
     ///   - checkpoint: Runs before each chunk; what it throws (a stop) ends the trace.
     public static func write(
-        _ report: RenderReport, title: String, emit: @escaping ([UInt8]) throws -> Void,
+        _ report: RenderReport, title: String, counters: [Counter] = [], emit: @escaping ([UInt8]) throws -> Void,
         checkpoint: @escaping () throws -> Void = {}
     ) throws {
         var trace = ChromeTrace(emit: emit, checkpoint: checkpoint)
@@ -59,6 +79,18 @@ public struct ChromeTrace {
                         + #""width":\#(rect.width),"height":\#(rect.height),"pixels":\#(rect.pixelCount),"#
                         + #""iterations":\#(tile.iterations)}"#
                 )
+            }
+        }
+        for counter in counters {
+            // A value only where it changes, and the last one: the track is a step line either way.
+            var previous: Double?
+            for (index, value) in counter.values.enumerated()
+            where value != previous || index == counter.values.count - 1 {
+                previous = value
+                let seconds = counter.firstSeconds + Double(index) * counter.intervalSeconds
+                try trace.event(
+                    #""name":\#(json(counter.name)),"ph":"C","pid":1,"ts":\#(microseconds(seconds)),"#
+                        + #""args":{"value":\#(value)}"#)
             }
         }
         try trace.append("]}")

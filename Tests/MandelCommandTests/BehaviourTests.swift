@@ -121,4 +121,45 @@ struct BehaviourTests {
         let result = try MandelProcess.run(arguments + ["--size", "64x48"])
         #expect(result.status == 64, "\(result.standardError)")
     }
+
+    @Test("sweep --tile-wait measures each wait as a point, in the JSON and the CSV")
+    func sweepTileWait() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            [
+                "sweep", "--size", "64x48", "--tile", "16", "--workers", "4", "--strategies", "gcd", "--runs", "1",
+                "--warmup", "0", "--tile-wait", "0,2", "--tile-wait-mode", "async", "--json", "s.json", "--csv",
+                "s.csv",
+            ],
+            in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("wait 2.0 ms"))
+        let export = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/s.json")))
+                as? [String: Any])
+        let points = try #require(export["points"] as? [[String: Any]])
+        #expect(points.compactMap { $0["tile_wait"] as? Double } == [0, 0.002])
+        let csv = try String(contentsOfFile: folder + "/s.csv", encoding: .utf8).split(separator: "\n")
+        #expect(csv.first?.hasPrefix("workers,tile,tile_wait,strategy,") == true)
+        #expect(csv.count == 1 + 2 * 2, "a row per point and strategy (serial and gcd)")
+    }
+
+    @Test("the trace carries the main queue's lateness and the process's threads as counter tracks")
+    func traceCounters() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--size", "400x300", "--iterations", "2000", "-o", "p.png", "--trace", "t.json"], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let trace = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/t.json")))
+                as? [String: Any])
+        let events = try #require(trace["traceEvents"] as? [[String: Any]])
+        let counters = Set(events.filter { $0["ph"] as? String == "C" }.compactMap { $0["name"] as? String })
+        #expect(counters == ["main queue lateness (ms), most per frame", "process threads"])
+        let threads = events.filter { $0["name"] as? String == "process threads" }
+            .compactMap { ($0["args"] as? [String: Any])?["value"] as? Double }
+        #expect(threads.contains { $0 >= 2 }, "the render's two workers are among the process's threads")
+    }
 }

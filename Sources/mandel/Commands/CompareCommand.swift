@@ -84,6 +84,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         try view.validateFitsInMemory(because: "mandel compare keeps whole pictures in memory")
         try work.validateSingleValues(command: "compare", size: view.size)
         try validateDistinctOutputs(measurement.outputs + behaviourCharts + mapOutputs)
+        try behaviour.validateSingleWait(command: "compare")
         if latencyChart != nil && behaviour.heartbeatNanoseconds == nil {
             throw ValidationError("--latency-chart draws what the heartbeat measures; remove --heartbeat off")
         }
@@ -142,7 +143,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
             try ensureIdenticalPixels(comparison)
         }
         try report.line(ComparisonTable.render(comparison))
-        if behaviour.tileWait > 0 || behaviour.cancelAfter != nil {
+        if behaviour.tileWaitMilliseconds > 0 || behaviour.cancelAfter != nil {
             try report.line("\n" + ComparisonTable.behaviour(comparison))
         }
         if behaviour.cancelAfter != nil {
@@ -166,8 +167,9 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     /// The behaviour workload in words, for the charts' subtitles.
     private var behaviourWorkload: String {
         var text = ""
-        if behaviour.tileWait > 0 {
-            text += ", each tile waits \(NumberFormat.decimal(behaviour.tileWait)) ms (\(behaviour.wait.mode.rawValue))"
+        if behaviour.tileWaitMilliseconds > 0 {
+            text +=
+                ", each tile waits \(NumberFormat.decimal(behaviour.tileWaitMilliseconds)) ms (\(behaviour.wait.mode.rawValue))"
         }
         if let cancelAfter = behaviour.cancelAfter {
             text += ", cancelled after \(NumberFormat.decimal(cancelAfter)) ms (\(behaviour.cancellationMode.rawValue))"

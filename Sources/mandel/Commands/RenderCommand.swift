@@ -80,6 +80,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     mutating func validate() throws {
         try validateGrace(grace)
         try work.validateSingleValues(command: "render", size: view.size)
+        try behaviour.validateSingleWait(command: "render")
         if format == .pbm && view.samplesPerAxis > 1 {
             throw ValidationError(
                 "--format pbm has one bit per pixel; --supersample blends edges into gray, so use --format png")

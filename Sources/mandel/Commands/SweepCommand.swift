@@ -9,12 +9,22 @@ import Platform
 enum SweepAxis: String {
     case workers
     case tile
+    case tileWait = "tile wait"
 }
 
 /// One value of the swept axis and what was measured there.
 struct SweepPoint {
-    let value: Int
+    let value: Double
     let comparison: StrategyComparison
+
+    /// The value as the table's column head.
+    func label(on axis: SweepAxis) -> String {
+        switch axis {
+        case .workers: "\(Int(value)) workers"
+        case .tile: "tile \(Int(value))"
+        case .tileWait: "wait \(NumberFormat.decimal(value)) ms"
+        }
+    }
 }
 
 /// `mandel sweep`: the comparison repeated over worker counts or tile sizes.
@@ -23,9 +33,10 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         commandName: "sweep",
         abstract: "Measure how each strategy scales with workers, or what each task costs as tiles shrink.",
         discussion: """
-            Give a list to exactly one of --workers (e.g. 1,2,4,8) or --tile (e.g. 8,16,32,64,128,256,512, \
-            square tiles). Each point is measured as 'mandel compare' measures. At tiny tiles the \
-            per-task cost of a Thread, an Operation, a GCD block and a Task shows up plainly.
+            Give a list to exactly one of --workers (e.g. 1,2,4,8), --tile (e.g. 8,16,32,64,128,256,512, \
+            square tiles) or --tile-wait (e.g. 0,1,5,20 milliseconds). Each point is measured as 'mandel \
+            compare' measures. At tiny tiles the per-task cost of a Thread, an Operation, a GCD block and \
+            a Task shows up plainly; with tiles that wait, which pools grow and which starve.
             """
     )
 
@@ -55,12 +66,21 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         try work.validateTiles(fitIn: view.size)
         let workerList = work.workers ?? []
         let tileList = work.tile ?? []
-        switch (workerList.count > 1, tileList.count > 1) {
-        case (true, true):
-            throw ValidationError("sweep one axis at a time: give a list to --workers or to --tile, not both")
-        case (false, false):
-            throw ValidationError("give a list to --workers (e.g. 1,2,4,8) or to --tile (e.g. 16,32,64,128)")
-        default: break
+        let lists = [workerList.count > 1, tileList.count > 1, behaviour.tileWait.count > 1].filter { $0 }.count
+        if lists > 1 {
+            throw ValidationError(
+                "sweep one axis at a time: give a list to one of --workers, --tile and --tile-wait, not several")
+        }
+        if lists == 0 {
+            throw ValidationError(
+                "give a list to --workers (e.g. 1,2,4,8), to --tile (e.g. 16,32,64,128) or to --tile-wait (e.g. 0,1,5,20)"
+            )
+        }
+        let waits = behaviour.tileWait
+        if let repeated = waits.indices.first(where: { waits[..<$0].contains(waits[$0]) }) {
+            throw ValidationError(
+                "--tile-wait lists \(NumberFormat.decimal(waits[repeated])) more than once; each point of a sweep is measured once"
+            )
         }
         if let square = tileList.first(where: { $0.width != $0.height }), tileList.count > 1 {
             throw ValidationError("--tile lists square tiles for a sweep, such as 16,32,64 (got \(square))")
@@ -78,8 +98,14 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     func run() async throws {
-        let axis: SweepAxis = (work.workers?.count ?? 0) > 1 ? .workers : .tile
-        let values = axis == .workers ? work.workers! : work.tile!.map(\.width)
+        let axis: SweepAxis =
+            (work.workers?.count ?? 0) > 1 ? .workers : (work.tile?.count ?? 0) > 1 ? .tile : .tileWait
+        let values: [Double] =
+            switch axis {
+            case .workers: work.workers!.map(Double.init)
+            case .tile: work.tile!.map { Double($0.width) }
+            case .tileWait: behaviour.tileWait
+            }
         let template = RenderJob(view: view, work: work)
         try await CommandRun.perform(grace: measurement.grace) { watch in
             try await CommandRun.publishing(measurement.outputs.map(\.path), watch: watch) { files in
@@ -90,23 +116,25 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
 
     @MainActor
     private func sweep(
-        template: RenderJob, axis: SweepAxis, values: [Int], files: [OutputFile], watch: SignalWatch
+        template: RenderJob, axis: SweepAxis, values: [Double], files: [OutputFile], watch: SignalWatch
     ) async throws {
         let report = measurement.report
         try report.line(
-            "sweep over \(axis.rawValue) \(values.map(String.init).joined(separator: ",")): "
+            "sweep over \(axis.rawValue) \(values.map(NumberFormat.compact).joined(separator: ",")): "
                 + WorkloadText.describe(template, warmup: measurement.warmup, runs: measurement.runs, sweeping: axis))
         var points: [SweepPoint] = []
         for value in values {
             var job = template
+            var pointBehaviour = behaviour
             switch axis {
-            case .workers: job.workers = value
-            case .tile: job.tileSize = TileSize(width: value, height: value)
+            case .workers: job.workers = Int(value)
+            case .tile: job.tileSize = TileSize(width: Int(value), height: Int(value))
+            case .tileWait: pointBehaviour = behaviour.waiting(value)
             }
             let session = MeasurementSession(
                 entries: measurement.strategyList.map { MeasurementSession.Entry(strategy: $0) }, job: job,
                 warmup: measurement.warmup, runs: measurement.runs, cancellation: watch.cancellation,
-                behaviour: behaviour)
+                behaviour: pointBehaviour)
             let comparison = try await session.measure()
             if behaviour.cancelAfter == nil { try ensureIdenticalPixels(comparison) }
             points.append(SweepPoint(value: value, comparison: comparison))
@@ -117,8 +145,9 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         let export = ComparisonExport(
             sweep: points.map {
                 (
-                    workers: axis == .workers ? $0.value : nil, tile: axis == .tile ? "\($0.value)x\($0.value)" : nil,
-                    comparison: $0.comparison
+                    workers: axis == .workers ? Int($0.value) : nil,
+                    tile: axis == .tile ? "\(Int($0.value))x\(Int($0.value))" : nil,
+                    tileWait: axis == .tileWait ? $0.value / 1000 : nil, comparison: $0.comparison
                 )
             },
             workload: workload, machine: MachineDescription())
@@ -130,7 +159,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
 enum SweepTable {
     static func render(_ points: [SweepPoint], axis: SweepAxis) -> String {
         let names = points.first?.comparison.results.map(\.strategy) ?? []
-        var rows = [["strategy"] + points.map { axis == .workers ? "\($0.value) workers" : "tile \($0.value)" }]
+        var rows = [["strategy"] + points.map { $0.label(on: axis) }]
         for name in names {
             rows.append(
                 [name]

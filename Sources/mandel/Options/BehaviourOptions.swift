@@ -20,10 +20,10 @@ struct BehaviourOptions: ParsableArguments {
         parsing: .unconditional,
         help: ArgumentHelp(
             "After each tile's pixels, wait this many milliseconds, 0…1000: work that waits for I/O or a lock "
-                + "(default: 0).",
+                + "(default: 0); mandel sweep takes a list such as 0,1,5,20.",
             valueName: "ms"),
-        transform: { try ValueParsing.real($0) })
-    var tileWait = 0.0
+        transform: { try ValueParsing.list($0, item: ValueParsing.real) })
+    var tileWait: [Double] = [0]
 
     @Option(
         help: ArgumentHelp(
@@ -53,10 +53,10 @@ struct BehaviourOptions: ParsableArguments {
         if let milliseconds = heartbeat.milliseconds, !(0.1...1000).contains(milliseconds) {
             throw ValidationError("--heartbeat must be from 0.1 to 1000 milliseconds, or off (got \(milliseconds))")
         }
-        guard (0...1000).contains(tileWait) else {
-            throw ValidationError("--tile-wait must be from 0 to 1000 milliseconds (got \(tileWait))")
+        if let outside = tileWait.first(where: { !(0...1000).contains($0) }) {
+            throw ValidationError("--tile-wait must be from 0 to 1000 milliseconds (got \(outside))")
         }
-        if tileWaitMode != nil, tileWait == 0 {
+        if tileWaitMode != nil, tileWait.allSatisfy({ $0 == 0 }) {
             throw ValidationError(
                 "--tile-wait-mode says how a tile waits; add --tile-wait with a number of milliseconds")
         }
@@ -74,9 +74,28 @@ struct BehaviourOptions: ParsableArguments {
         heartbeat.milliseconds.map { UInt64(($0 * 1e6).rounded()) }
     }
 
+    /// The wait after each tile, in milliseconds: the first one given.
+    var tileWaitMilliseconds: Double { tileWait.first ?? 0 }
+
     /// The wait after each tile.
     var wait: TileWait {
-        TileWait(nanoseconds: UInt64((tileWait * 1e6).rounded()), mode: tileWaitMode ?? .blocking)
+        TileWait(nanoseconds: UInt64((tileWaitMilliseconds * 1e6).rounded()), mode: tileWaitMode ?? .blocking)
+    }
+
+    /// Refuses a list of waits, for the commands that measure one configuration.
+    func validateSingleWait(command: String) throws {
+        if tileWait.count > 1 {
+            throw ValidationError(
+                "--tile-wait takes one value for mandel \(command); to measure several, use mandel sweep --tile-wait with a list"
+            )
+        }
+    }
+
+    /// These options with one wait of a sweep's list.
+    func waiting(_ milliseconds: Double) -> BehaviourOptions {
+        var options = self
+        options.tileWait = [milliseconds]
+        return options
     }
 
     /// When each run is cancelled, in nanoseconds after its start; nil for no cancel.

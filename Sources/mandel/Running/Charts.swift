@@ -32,8 +32,8 @@ enum Charts {
                         return nil
                     }
                     switch axis {
-                    case .workers: return (Double(point.value), point.comparison.speedup(of: result) ?? 0)
-                    case .tile: return (Double(point.value), result.wall.median * 1000)
+                    case .workers: return (point.value, point.comparison.speedup(of: result) ?? 0)
+                    case .tile, .tileWait: return (point.value, result.wall.median * 1000)
                     }
                 })
         }
@@ -53,6 +53,13 @@ enum Charts {
                     "\(job.size), \(job.iterations) iterations, \(job.workers) workers; square tiles, side in pixels",
                 xLabel: "tile side (pixels)", yLabel: "median wall time (ms)", logarithmicX: true, logarithmicY: true,
                 series: series)
+        case .tileWait:
+            return SVGChart.lines(
+                title: "mandel sweep: wall time against each tile's wait",
+                subtitle:
+                    "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(job.workers) workers; each tile waits "
+                    + "after its pixels",
+                xLabel: "wait per tile (ms)", yLabel: "median wall time (ms)", logarithmicX: false, series: series)
         }
     }
 

@@ -82,13 +82,14 @@ struct ObservedRun {
         return Outcome(report: report, behaviour: observed)
     }
 
-    /// The threads that stay runnable over the 10 ms after a completion: the fewest seen in
-    /// five looks 2 ms apart, so a thread that is only finishing its exit is not counted and
-    /// one that goes on rendering is.
+    /// The threads that stay runnable over the 50 ms after a completion: the fewest seen in
+    /// six looks 10 ms apart, so a thread that is only finishing its exit (and, on a loaded
+    /// machine, waiting for a processor to do it) is not counted, and one that goes on
+    /// rendering is.
     private static func threadsStillRunning() -> Int {
         var fewest = Int.max
-        for look in 0..<5 {
-            if look > 0 { usleep(2000) }
+        for look in 0..<6 {
+            if look > 0 { usleep(10_000) }
             fewest = min(fewest, ProcessStat.runnableThreads())
         }
         return fewest

@@ -1,6 +1,8 @@
 import Dispatch
 import ImageFiles
 import MandelbrotCore
+import Platform
+import Probes
 import WorkVisuals
 
 /// One `mandel render` from its outputs opened to its report printed, on the main actor.
@@ -92,7 +94,9 @@ struct RenderSession {
                     facts: facts, report: report, writeSeconds: 0, checksum: 0, behaviour: outcome.behaviour))
         }
         try writer.finish()
-        try writeExtras(extras, render: render, report: report, title: facts.title(wallSeconds: report.wallSeconds))
+        try writeExtras(
+            extras, render: render, report: report, behaviour: outcome.behaviour,
+            title: facts.title(wallSeconds: report.wallSeconds))
         return RenderSummary(
             facts: facts, report: report, writeSeconds: writer.writeSeconds, checksum: writer.checksum,
             behaviour: outcome.behaviour)
@@ -105,7 +109,9 @@ struct RenderSession {
     }
 
     /// Draws and writes the maps and the trace that were asked for, into their opened files.
-    private func writeExtras(_ files: [OutputFile], render: PictureRender, report: RenderReport, title: String) throws {
+    private func writeExtras(
+        _ files: [OutputFile], render: PictureRender, report: RenderReport, behaviour: RunBehaviour, title: String
+    ) throws {
         for (file, (option, _)) in zip(files, visuals.outputs) {
             switch option {
             case "--ownership-map":
@@ -117,7 +123,7 @@ struct RenderSession {
                 try PictureWriter.writePNG(picture, to: file)
             default:
                 try ChromeTrace.write(
-                    report, title: "mandel render: " + title,
+                    report, title: "mandel render: " + title, counters: Self.counters(behaviour, report: report),
                     emit: { chunk throws(ImageFileError) in try file.write(chunk) },
                     checkpoint: { if watch.cancellation.isCancelled { throw CommandRun.Stopped() } })
             }
@@ -139,5 +145,28 @@ enum PictureWriter {
         }
         try writer.finish()
         try output.flushAndClose()
+    }
+}
+
+extension RenderSession {
+    /// The trace's counter tracks: the main queue's lateness per 60 Hz frame, and the process's threads.
+    static func counters(_ behaviour: RunBehaviour, report: RenderReport) -> [ChromeTrace.Counter] {
+        func offset(_ start: UInt64) -> Double { Double(Int64(bitPattern: start &- report.startNanoseconds)) / 1e9 }
+        var counters: [ChromeTrace.Counter] = []
+        if let lateness = behaviour.mainQueue {
+            counters.append(
+                ChromeTrace.Counter(
+                    name: "main queue lateness (ms), most per frame", firstSeconds: offset(lateness.startNanoseconds),
+                    intervalSeconds: Double(MainQueueHeartbeat.frameNanoseconds) / 1e9,
+                    values: lateness.frameMaximaMicroseconds.map { Double($0) / 1000 }))
+        }
+        if let samples = behaviour.samples {
+            counters.append(
+                ChromeTrace.Counter(
+                    name: "process threads", firstSeconds: offset(samples.startNanoseconds),
+                    intervalSeconds: Double(ProcessSampler.windowNanoseconds) / 1e9,
+                    values: samples.windows.map { Double($0.threads) }))
+        }
+        return counters
     }
 }
