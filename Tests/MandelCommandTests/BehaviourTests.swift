@@ -100,13 +100,17 @@ struct BehaviourTests {
     @Test("--tile-wait leaves every pixel as it was, blocking or async", arguments: ["blocking", "async"])
     func tileWaitKeepsPixels(mode: String) throws {
         let workload = ["--size", "128x96", "--tile", "32", "--workers", "4"]
-        for strategy in StrategyCatalog.names {
-            let plain = try Self.renderJSON(workload + ["--strategy", strategy])
-            let waiting = try Self.renderJSON(
-                workload + ["--strategy", strategy, "--tile-wait", "1", "--tile-wait-mode", mode])
-            #expect(waiting["checksum"] as? String == plain["checksum"] as? String, "\(strategy)")
-            // Twelve tiles that each wait a millisecond: no run is quicker than three waits in a row.
-            #expect(try #require(waiting["wall_seconds"] as? Double) >= 0.003, "\(strategy) did not wait")
+        // Each split: a static one makes a worker's share wait between its tiles (the gcd and
+        // operation strategies chain their waits), the dynamic one waits between tiles taken.
+        for split in ["bands", "rows", "tiles"] {
+            for strategy in StrategyCatalog.names {
+                let plain = try Self.renderJSON(workload + ["--strategy", strategy, "--split", split])
+                let waiting = try Self.renderJSON(
+                    workload + ["--strategy", strategy, "--split", split, "--tile-wait", "1", "--tile-wait-mode", mode])
+                #expect(waiting["checksum"] as? String == plain["checksum"] as? String, "\(strategy), \(split)")
+                // At least one tile per worker, each waiting a millisecond after its pixels.
+                #expect(try #require(waiting["wall_seconds"] as? Double) >= 0.001, "\(strategy), \(split) did not wait")
+            }
         }
     }
 
