@@ -106,11 +106,11 @@ struct BoundedMemoryTests {
     func tallPicture() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // 2048 × 49152 gray is 96 MiB of pixels. Far from the set, with the scalar
+        // 2048 × 65536 gray is 128 MiB of pixels. Far from the set, with the scalar
         // kernel and gray levels, so that even the debug build takes seconds.
         let result = try MandelProcess.run(
             [
-                "render", "--size", "2048x49152", "--center", "30,30", "--zoom", "0.01", "--iterations", "20",
+                "render", "--size", "2048x65536", "--center", "30,30", "--zoom", "0.01", "--iterations", "20",
                 "--color", "gray", "--kernel", "scalar", "--json", "-o", "tall.png",
             ],
             in: folder)
@@ -118,11 +118,13 @@ struct BoundedMemoryTests {
         let report = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
         let peak = report["peak_resident_bytes"] as! Int
         #expect(report["band_rows"] as? Int == 4096, "a picture this size renders in bands of 8 MiB by default")
-        // The process's own ~25 MiB, three 8 MiB bands in flight and libpng: far below the 96 MiB a whole picture needs.
-        #expect(peak < 64 << 20, "peak resident \(peak >> 20) MiB for a 96 MiB picture")
+        // The process's own ~25 MiB, three 8 MiB bands in flight and libpng: about 50 MiB alone, far
+        // below the 128 MiB a whole picture needs. Under the whole suite's load it reaches ~69 MiB
+        // (more pool threads, each with its own malloc arena), hence the margin.
+        #expect(peak < 80 << 20, "peak resident \(peak >> 20) MiB for a 128 MiB picture")
         // The PNG really is that tall: its header says so.
         let header = [UInt8](BandedRenderCommandTests.bytes(folder + "/tall.png").prefix(24))
         let height = header[20...23].reduce(0) { $0 << 8 | Int($1) }
-        #expect(height == 49152)
+        #expect(height == 65536)
     }
 }

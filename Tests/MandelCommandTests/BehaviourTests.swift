@@ -68,8 +68,12 @@ struct BehaviourTests {
         "after a cancel the completion comes, no thread is left running, and with the shared flag no worker starts more than one tile after it",
         arguments: ["flag", "native"])
     func cancelAfter(mode: String) throws {
+        // Long enough (hundreds of milliseconds even in parallel) that the cancel comes first on a loaded machine.
         let results = try Self.compareJSON(
-            Self.longRender + ["--runs", "1", "--cancel-after", "20", "--cancel-by", mode, "--tile", "32"])
+            [
+                "--size", "800x600", "--iterations", "20000", "--workers", "2", "--runs", "1", "--cancel-after", "20",
+                "--cancel-by", mode, "--tile", "32",
+            ])
         for result in results {
             let name = result["strategy"] as? String ?? "?"
             let latency = try #require(result["cancel_latency"] as? Double, "\(name) has no cancel latency")

@@ -52,7 +52,18 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
     @OptionGroup(title: "Behaviour")
     var behaviour: BehaviourOptions
 
-    var outputCount: Int { measurement.outputs.count }
+    @Option(
+        help: ArgumentHelp(
+            "Write each strategy's peak threads against the swept value as an SVG; - for standard output.",
+            valueName: "file.svg"))
+    var threadsChart: String?
+
+    /// Every file the sweep writes, with its option.
+    private var outputs: [(option: String, path: String)] {
+        measurement.outputs + (threadsChart.map { [("--threads-chart", $0)] } ?? [])
+    }
+
+    var outputCount: Int { outputs.count }
 
     /// The most threads any point starts: at its largest worker count.
     var workerThreads: Int {
@@ -94,7 +105,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         if tileList.count > 1 && work.split != .tiles {
             throw ValidationError("sweeping --tile needs --split tiles (got \(work.split.rawValue))")
         }
-        try validateDistinctOutputs(measurement.outputs)
+        try validateDistinctOutputs(outputs)
     }
 
     func run() async throws {
@@ -108,7 +119,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             }
         let template = RenderJob(view: view, work: work)
         try await CommandRun.perform(grace: measurement.grace) { watch in
-            try await CommandRun.publishing(measurement.outputs.map(\.path), watch: watch) { files in
+            try await CommandRun.publishing(outputs.map(\.path), watch: watch) { files in
                 try await sweep(template: template, axis: axis, values: values, files: files, watch: watch)
             }
         }
@@ -152,6 +163,9 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             },
             workload: workload, machine: MachineDescription())
         try measurement.write(export: export, chart: Charts.sweep(points, axis: axis, job: template), to: files)
+        if threadsChart != nil, let file = files.last {
+            try file.write(Array(Charts.sweepThreads(points, axis: axis, job: template).utf8))
+        }
     }
 }
 

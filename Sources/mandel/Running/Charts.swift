@@ -63,6 +63,31 @@ enum Charts {
         }
     }
 
+    /// One line per strategy: the most threads the process had at each point of a sweep.
+    static func sweepThreads(_ points: [SweepPoint], axis: SweepAxis, job: RenderJob) -> String {
+        let names = points.first?.comparison.results.map(\.strategy) ?? []
+        let series = names.map { name in
+            SVGChart.Series(
+                name: name,
+                points: points.compactMap { point in
+                    guard let result = point.comparison.results.first(where: { $0.strategy == name }),
+                        let peak = result.behaviour.peakThreads
+                    else { return nil }
+                    return (point.value, Double(peak))
+                })
+        }
+        let xLabel =
+            switch axis {
+            case .workers: "workers"
+            case .tile: "tile side (pixels)"
+            case .tileWait: "wait per tile (ms)"
+            }
+        return SVGChart.lines(
+            title: "mandel sweep: the process's peak threads",
+            subtitle: "\(job.size), \(job.iterations) iterations, \(job.splitLabel); instruments not counted",
+            xLabel: xLabel, yLabel: "peak threads", logarithmicX: axis == .tile, series: series)
+    }
+
     /// One line per strategy: the process's threads over its last counted run, from the sampler.
     static func threads(_ comparison: StrategyComparison, job: RenderJob, workload: String) -> String {
         let series = comparison.results.map { result in
