@@ -44,7 +44,7 @@ public struct DispatchStrategy: RenderStrategy {
         } else {
             for worker in 0..<work.plan.workerCount {
                 let tiles = Array(work.plan.tiles(of: worker))
-                if let wait = work.asynchronousWait {
+                if let wait = work.asynchronousWaitInterval {
                     renderShare(tiles[...], of: work, waiting: wait, on: drawQueue, group: group, queued: queued)
                 } else {
                     queued.submit(to: drawQueue.queue, group: group) {
@@ -68,7 +68,7 @@ public struct DispatchStrategy: RenderStrategy {
         queued.submit(to: drawQueue.queue, group: group) {
             drawQueue.assertOnDrawQueue()
             guard let tile = work.nextTile(), work.renderTile(tile) else { return }
-            after(work.asynchronousWait, on: drawQueue, group: group) {
+            after(work.asynchronousWaitInterval, on: drawQueue, group: group) {
                 submitWorker(for: work, on: drawQueue, group: group, queued: queued)
             }
         }
@@ -77,7 +77,7 @@ public struct DispatchStrategy: RenderStrategy {
     /// A worker's share of a static plan when every tile waits: one block per tile, each
     /// submitted by `asyncAfter` once the wait after the one before is over.
     private func renderShare(
-        _ tiles: ArraySlice<Int>, of work: RenderWork, waiting wait: Duration, on drawQueue: DrawQueue,
+        _ tiles: ArraySlice<Int>, of work: RenderWork, waiting wait: DispatchTimeInterval, on drawQueue: DrawQueue,
         group: DispatchGroup, queued: QueuedBlocks
     ) {
         guard let tile = tiles.first else { return }
@@ -94,13 +94,12 @@ public struct DispatchStrategy: RenderStrategy {
     /// Runs `next` now, or once `wait` is over without holding a thread: the group is
     /// entered first, so its notify cannot run while a wait is pending.
     private func after(
-        _ wait: Duration?, on drawQueue: DrawQueue, group: DispatchGroup, _ next: @escaping @Sendable () -> Void
+        _ wait: DispatchTimeInterval?, on drawQueue: DrawQueue, group: DispatchGroup,
+        _ next: @escaping @Sendable () -> Void
     ) {
         guard let wait else { return next() }
         group.enter()
-        let (seconds, attoseconds) = wait.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        drawQueue.queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+        drawQueue.queue.asyncAfter(deadline: .now() + wait) {
             next()
             group.leave()
         }

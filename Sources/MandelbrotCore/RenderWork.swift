@@ -1,3 +1,4 @@
+public import Dispatch
 import Platform
 import Synchronization
 
@@ -19,6 +20,13 @@ public final class RenderWork: Sendable {
     /// How long the strategy must wait, its own non-blocking way, after each tile it
     /// renders; nil when there is no wait or ``renderTile(_:)`` blocks for it.
     public let asynchronousWait: Duration?
+    /// ``asynchronousWait`` for Dispatch's timers (`asyncAfter`).
+    public var asynchronousWaitInterval: DispatchTimeInterval? {
+        asynchronousWait.map { wait in
+            let (seconds, attoseconds) = wait.components
+            return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
+        }
+    }
     /// How long ``renderTile(_:)`` sleeps after each tile, in nanoseconds (0: not at all).
     private let blockingWait: UInt64
 
@@ -147,14 +155,8 @@ public final class RenderWork: Sendable {
         let end = MonotonicClock.nanoseconds()
         onTileFinished?()
         pipeline.tileFinished(tile, band: band, worker: worker, start: start, end: end, iterations: iterations)
-        if blockingWait > 0 { Self.sleep(nanoseconds: blockingWait) }
+        // The thread sleeps, as work that waits for I/O or a lock does.
+        if blockingWait > 0 { SystemThread.sleep(nanoseconds: blockingWait) }
         return true
-    }
-
-    /// Sleeps the calling thread, as work that waits for I/O or a lock does.
-    private static func sleep(nanoseconds: UInt64) {
-        var pause = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&pause, &remaining) != 0 && errno == EINTR { pause = remaining }
     }
 }

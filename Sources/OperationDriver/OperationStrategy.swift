@@ -79,7 +79,7 @@ final class OperationFeed: Sendable {
         let operations = tiles.map { tiles -> Operation in
             let operation: Operation
             let foundTile: @Sendable () -> Bool
-            if let wait = work.asynchronousWait {
+            if let wait = work.asynchronousWaitInterval {
                 let waiting = WaitingMandelbrotOperation(work: work, tiles: tiles, wait: wait)
                 (operation, foundTile) = (waiting, { [unowned waiting] in waiting.foundTile })
             } else {

@@ -15,10 +15,10 @@ final class WaitingMandelbrotOperation: Operation, @unchecked Sendable {
 
     let work: RenderWork
     let tiles: MandelbrotOperation.Tiles
-    private let wait: Duration
+    private let wait: DispatchTimeInterval
     private let state = Locked<(executing: Bool, finished: Bool, foundTile: Bool)>((false, false, false))
 
-    init(work: RenderWork, tiles: MandelbrotOperation.Tiles, wait: Duration) {
+    init(work: RenderWork, tiles: MandelbrotOperation.Tiles, wait: DispatchTimeInterval) {
         self.work = work
         self.tiles = tiles
         self.wait = wait
@@ -54,9 +54,7 @@ final class WaitingMandelbrotOperation: Operation, @unchecked Sendable {
     }
 
     private func afterWait(_ next: @escaping @Sendable () -> Void) {
-        let (seconds, attoseconds) = wait.components
-        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: next)
+        DispatchQueue.global().asyncAfter(deadline: .now() + wait, execute: next)
     }
 
     private func finish() {

@@ -69,7 +69,8 @@ public enum SystemThread {
     /// The name every instrument's thread has, so that counts of the render's threads can leave them out.
     public static let instrumentName = "mandel-probe"
 
-    /// Starts `body` on a new detached thread named ``instrumentName``; false if the system would not start one.
+    /// Starts `body` on a new detached thread named ``instrumentName``; false if the system would not
+    /// start one (``lastFailure`` then holds `pthread_create`'s code).
     public static func start(_ body: @escaping @Sendable () -> Void) -> Bool {
         final class Box: Sendable {
             let body: @Sendable () -> Void
@@ -86,10 +87,23 @@ public enum SystemThread {
             }, context)
         guard status == 0 else {
             Unmanaged<Box>.fromOpaque(context).release()
+            lastFailureCode.withLock { $0 = status }
             return false
         }
         pthread_detach(thread)
         return true
+    }
+
+    private static let lastFailureCode = Locked<Int32>(0)
+
+    /// `pthread_create`'s code the last time ``start(_:)`` failed; 0 if it never has.
+    public static var lastFailure: Int32 { lastFailureCode.withLock { $0 } }
+
+    /// Sleeps the calling thread for `nanoseconds`, resuming the sleep after a signal interrupts it.
+    public static func sleep(nanoseconds: UInt64) {
+        var pause = timespec(tv_sec: Int(nanoseconds / 1_000_000_000), tv_nsec: Int(nanoseconds % 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&pause, &remaining) != 0 && errno == EINTR { pause = remaining }
     }
 
     /// Names the calling thread ``instrumentName`` (`pthread_setname_np` is not visible from Swift here).

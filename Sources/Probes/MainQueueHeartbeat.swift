@@ -48,11 +48,9 @@ public final class MainQueueHeartbeat {
     private func tick() {
         let now = MonotonicClock.nanoseconds()
         let lateness = now > nextDue ? now - nextDue : 0
-        histogram.recordCorrectedValue(
-            Swift.min(lateness / 1000, MainQueueLateness.highestMicroseconds), expectedInterval: interval / 1000)
+        record(lateness: lateness)
         ticks += 1
-        let frame = Int((now - startTime) / Self.frameNanoseconds)
-        if frame > lastFrameWithTick + 1 { missedFrames += frame - lastFrameWithTick - 1 }
+        let frame = countMissedFrames(before: now)
         lastFrameWithTick = frame
         // The most lateness seen in each frame: a series for the trace, bounded by the frame rate.
         let latenessMicroseconds = UInt32(clamping: lateness / 1000)
@@ -64,6 +62,20 @@ public final class MainQueueHeartbeat {
         nextDue = startTime + ((now - startTime) / interval + 1) * interval
     }
 
+    /// Records a tick's lateness (and, by HdrHistogram's correction, the ticks it held up).
+    private func record(lateness nanoseconds: UInt64) {
+        histogram.recordCorrectedValue(
+            Swift.min(nanoseconds / 1000, MainQueueLateness.highestMicroseconds), expectedInterval: interval / 1000)
+    }
+
+    /// Counts the whole frames since the last tick in which no tick ran, up to the frame `now`
+    /// falls in, and returns that frame.
+    private func countMissedFrames(before now: UInt64) -> Int {
+        let frame = Int((now - startTime) / Self.frameNanoseconds)
+        if frame > lastFrameWithTick + 1 { missedFrames += frame - lastFrameWithTick - 1 }
+        return frame
+    }
+
     /// Stops ticking and returns what was measured; call on the main queue.
     public func stop() -> MainQueueLateness {
         dispatchPrecondition(condition: .onQueue(.main))
@@ -71,13 +83,8 @@ public final class MainQueueHeartbeat {
         timer = nil
         let now = MonotonicClock.nanoseconds()
         // A stall that lasts until the end is measured too: the tick due at nextDue has not run.
-        if now > nextDue {
-            histogram.recordCorrectedValue(
-                Swift.min((now - nextDue) / 1000, MainQueueLateness.highestMicroseconds),
-                expectedInterval: interval / 1000)
-        }
-        let completeFrames = Int((now - startTime) / Self.frameNanoseconds)
-        if completeFrames > lastFrameWithTick + 1 { missedFrames += completeFrames - lastFrameWithTick - 1 }
+        if now > nextDue { record(lateness: now - nextDue) }
+        _ = countMissedFrames(before: now)
         return MainQueueLateness(
             histogram: histogram, ticks: ticks, missedFrames: missedFrames, startNanoseconds: startTime,
             frameMaximaMicroseconds: frameMaxima)

@@ -1,6 +1,6 @@
 import Dispatch
 public import MandelbrotCore
-public import Platform
+import Platform
 import Synchronization
 
 /// Cancels a run a set time after it starts, from a thread of its own (the main queue may be

@@ -50,9 +50,7 @@ public final class ProcessSampler: Sendable {
                 }
             }
             if stopRequested.load(ordering: .relaxed) { break }
-            var pause = timespec(tv_sec: Int(interval / 1_000_000_000), tv_nsec: Int(interval % 1_000_000_000))
-            var remaining = timespec()
-            while nanosleep(&pause, &remaining) != 0 && errno == EINTR { pause = remaining }
+            SystemThread.sleep(nanoseconds: interval)
         }
         finished.withLock { $0 = ProcessSamples(startNanoseconds: start, windows: windows) }
         done.signal()

@@ -128,7 +128,8 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     ) async throws {
         let report = measurement.report
         try report.line(
-            WorkloadText.describe(job, warmup: measurement.warmup, runs: measurement.runs) + behaviourWorkload)
+            WorkloadText.describe(job, warmup: measurement.warmup, runs: measurement.runs)
+                + WorkloadText.describe(behaviour))
         let entries = self.entries
         let session = MeasurementSession(
             entries: entries, job: job, warmup: measurement.warmup, runs: measurement.runs,
@@ -158,22 +159,10 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         for (file, (option, _)) in zip(charts, behaviourCharts) {
             let chart =
                 option == "--threads-chart"
-                ? Charts.threads(comparison, job: job, workload: behaviourWorkload)
-                : Charts.latency(comparison, job: job, workload: behaviourWorkload)
+                ? Charts.threads(comparison, job: job, workload: WorkloadText.describe(behaviour))
+                : Charts.latency(comparison, job: job, workload: WorkloadText.describe(behaviour))
             try file.write(Array(chart.utf8))
         }
     }
 
-    /// The behaviour workload in words, for the charts' subtitles.
-    private var behaviourWorkload: String {
-        var text = ""
-        if behaviour.tileWaitMilliseconds > 0 {
-            text +=
-                ", each tile waits \(NumberFormat.decimal(behaviour.tileWaitMilliseconds)) ms (\(behaviour.wait.mode.rawValue))"
-        }
-        if let cancelAfter = behaviour.cancelAfter {
-            text += ", cancelled after \(NumberFormat.decimal(cancelAfter)) ms (\(behaviour.cancellationMode.rawValue))"
-        }
-        return text
-    }
 }

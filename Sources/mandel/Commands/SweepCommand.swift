@@ -132,7 +132,8 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         let report = measurement.report
         try report.line(
             "sweep over \(axis.rawValue) \(values.map(NumberFormat.compact).joined(separator: ",")): "
-                + WorkloadText.describe(template, warmup: measurement.warmup, runs: measurement.runs, sweeping: axis))
+                + WorkloadText.describe(template, warmup: measurement.warmup, runs: measurement.runs, sweeping: axis)
+                + (axis == .tileWait ? "" : WorkloadText.describe(behaviour)))
         var points: [SweepPoint] = []
         for value in values {
             var job = template

@@ -51,7 +51,14 @@ struct ObservedRun {
         let flag = CancellationFlag()
         let link = signals.onCancel { flag.cancel() }
         defer { link.map(signals.removeHandler) }
-        let canceller = behaviour.cancelAfterNanoseconds.flatMap { PlannedCancel(after: $0, of: flag) }
+        var canceller: PlannedCancel?
+        if let delay = behaviour.cancelAfterNanoseconds {
+            // A cancel that cannot be armed must not pass for a run that finished first.
+            guard let armed = PlannedCancel(after: delay, of: flag) else {
+                throw RenderFailure.threadNotStarted(code: SystemThread.lastFailure)
+            }
+            canceller = armed
+        }
         let sampler = ProcessSampler(otherInstruments: canceller == nil ? 0 : 1)
         let heartbeat = beats ? behaviour.heartbeatNanoseconds.map { MainQueueHeartbeat(intervalNanoseconds: $0) } : nil
         heartbeat?.start()

@@ -18,6 +18,19 @@ enum WorkloadText {
             + "\(job.kernel.rawValue) kernel; \(warmup) warm-up + \(runs) counted runs each, interleaved"
     }
 
+    /// What `--tile-wait` and `--cancel-after` add to the workload, as a clause to append; empty without them.
+    static func describe(_ behaviour: BehaviourOptions) -> String {
+        var text = ""
+        if behaviour.tileWaitMilliseconds > 0 {
+            text +=
+                ", each tile waits \(NumberFormat.decimal(behaviour.tileWaitMilliseconds)) ms (\(behaviour.wait.mode.rawValue))"
+        }
+        if let cancelAfter = behaviour.cancelAfter {
+            text += ", cancelled after \(NumberFormat.decimal(cancelAfter)) ms (\(behaviour.cancellationMode.rawValue))"
+        }
+        return text
+    }
+
     /// One sentence a reader can take in at a glance.
     static func summary(of comparison: StrategyComparison) -> String {
         let fastest = comparison.fastest
