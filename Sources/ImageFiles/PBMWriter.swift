@@ -39,6 +39,15 @@ public final class PBMWriter {
         }
     }
 
+    /// Writes the next `count` rows of a PBM's own raster, `ceil(width / 8)` bytes each.
+    ///
+    /// - Throws: ``ImageFileError/writeFailed(path:reason:)``.
+    public func write(bits: UnsafeBufferPointer<UInt8>, rows count: Int) throws(ImageFileError) {
+        let bytes = packed.count * count
+        precondition(bits.count >= bytes, "ceil(width / 8) bytes per row")
+        guard fwrite(bits.baseAddress, 1, bytes, output.stream) == bytes else { throw Self.failure(output) }
+    }
+
     private static func failure(_ output: OutputFile) -> ImageFileError {
         output.writeFailure(errno: errno)
     }

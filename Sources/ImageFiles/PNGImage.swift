@@ -1,6 +1,8 @@
 import PNGShim
 
 /// A PNG read back through libpng: its size, its 8-bit samples and its text chunks.
+///
+/// A 1-bit gray PNG is read as 8-bit gray, 0 and 255.
 package struct PNGImage: Sendable {
     /// Pixels per row.
     package let width: Int
@@ -8,6 +10,8 @@ package struct PNGImage: Sendable {
     package let height: Int
     /// Samples per pixel: 1 gray, 2 gray + alpha, 3 RGB, 4 RGBA.
     package let channels: Int
+    /// Bits per sample in the file: 8, or 1 for a bilevel picture.
+    package let bitDepth: Int
     /// Every sample, rows top to bottom.
     package let pixels: [UInt8]
     /// The text chunks, by keyword.
@@ -15,7 +19,7 @@ package struct PNGImage: Sendable {
 
     /// Reads the PNG at `path`.
     ///
-    /// - Throws: ``PNGReadError`` if the file cannot be opened or is not a valid 8-bit PNG.
+    /// - Throws: ``PNGReadError`` if the file cannot be opened or is not a valid 8-bit or 1-bit gray PNG.
     package init(contentsOf path: String) throws {
         var image = mandel_png_image()
         var message = [CChar](repeating: 0, count: 256)
@@ -26,6 +30,7 @@ package struct PNGImage: Sendable {
         width = Int(image.width)
         height = Int(image.height)
         channels = Int(image.channels)
+        bitDepth = Int(image.bit_depth)
         pixels = Array(UnsafeBufferPointer(start: image.pixels, count: width * height * channels))
         var texts: [String: String] = [:]
         for index in 0..<image.text_count {

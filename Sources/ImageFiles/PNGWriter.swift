@@ -29,20 +29,22 @@ public final class PNGWriter {
     ///   - width: Pixels per row.
     ///   - height: Rows.
     ///   - channels: 1 (gray) or 3 (RGB); traps otherwise.
+    ///   - bitDepth: 8, or 1 for gray rows packed eight pixels to a byte, 1 for black (a PBM's raster).
     ///   - compression: How hard the encoder works; ``PNGCompression/balanced`` by default.
     ///   - texts: The text chunks, in order.
     /// - Throws: ``ImageFileError/writeFailed(path:reason:)`` if libpng refuses.
     public init(
-        output: OutputFile, width: Int, height: Int, channels: Int,
+        output: OutputFile, width: Int, height: Int, channels: Int, bitDepth: Int = 8,
         compression: PNGCompression = .balanced, texts: [TextChunk]
     ) throws(ImageFileError) {
         precondition(channels == 1 || channels == 3, "a PNG pixel here has 1 or 3 channels")
+        precondition(bitDepth == 8 || (bitDepth == 1 && channels == 1), "a PNG here is 8-bit, or 1-bit gray")
         self.output = output
-        self.bytesPerRow = width * channels
+        self.bytesPerRow = bitDepth == 1 ? (width + 7) / 8 : width * channels
         var message = [CChar](repeating: 0, count: 256)
         let created: OpaquePointer? = withTextChunks(texts) { chunks in
             mandel_png_writer_create(
-                output.stream, UInt32(width), UInt32(height), Int32(channels), compression.shimValue,
+                output.stream, UInt32(width), UInt32(height), Int32(channels), Int32(bitDepth), compression.shimValue,
                 chunks.baseAddress, chunks.count, &message, message.count)
         }
         guard let created else {

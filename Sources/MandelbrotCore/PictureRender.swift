@@ -67,7 +67,7 @@ public final class PictureRender: Sendable {
         for _ in 0..<inFlight {
             canvases.append(
                 try PixelBuffer(
-                    size: ImageSize(width: job.size.width, height: plan.bandHeight), channels: job.colorScheme.channels)
+                    size: ImageSize(width: job.size.width, height: plan.bandHeight), format: job.pixelFormat)
             )
             recorders.append(try TileRecorder(capacity: plan.tileCount(of: 0)))
         }
@@ -87,7 +87,7 @@ public final class PictureRender: Sendable {
     public static func bytesNeeded(for job: RenderJob, plan: WorkPlan, keepsCounts: Bool) -> Int {
         let inFlight = bandsInFlight(for: plan)
         let terms: [(Int, Int)] = [
-            (inFlight * plan.bandHeight, job.size.width * job.colorScheme.channels),
+            (inFlight * plan.bandHeight, job.pixelFormat.bytesPerRow(width: job.size.width)),
             (job.size.width, job.supersampling * MemoryLayout<Double>.stride),
             (inFlight * plan.tileCount(of: 0), TileRecorder.bytesPerTile),
             // A picture rendered whole reports every tile of every pass.

@@ -1,4 +1,4 @@
-/// A caller-owned image in memory: rows of 8-bit gray or RGB pixels, top row first.
+/// A caller-owned image in memory: rows of pixels in a ``PixelFormat``, top row first.
 ///
 /// Workers write disjoint rectangles of it from any thread, with no locks;
 /// whoever reads it must first have synchronised with every writer (a
@@ -11,39 +11,44 @@ public final class PixelBuffer: @unchecked Sendable {
 
     /// The image's size.
     public let size: ImageSize
-    /// Bytes per pixel: 1 (gray) or 3 (RGB).
-    public let channels: Int
+    /// How the pixels are laid out.
+    public let format: PixelFormat
+    /// Bytes in one row.
+    public let bytesPerRow: Int
     let storage: UnsafeMutableBufferPointer<UInt8>
 
     /// Allocates a zero-filled buffer.
     ///
-    /// - Parameters:
-    ///   - size: The image size.
-    ///   - channels: 1 for gray or 3 for RGB; traps otherwise.
     /// - Throws: ``RenderFailure/outOfMemory(bytes:purpose:available:)`` if the memory cannot be had.
-    public init(size: ImageSize, channels: Int) throws(RenderFailure) {
-        precondition(channels == 1 || channels == 3, "a pixel has 1 or 3 channels")
-        let (bytes, overflow) = size.pixelCount.multipliedReportingOverflow(by: channels)
+    public init(size: ImageSize, format: PixelFormat) throws(RenderFailure) {
+        let rowBytes = format.bytesPerRow(width: size.width)
+        let (bytes, overflow) = rowBytes.multipliedReportingOverflow(by: size.height)
         guard !overflow else { throw .outOfMemory(bytes: .max, purpose: "a \(size) picture", available: nil) }
         self.size = size
-        self.channels = channels
+        self.format = format
+        bytesPerRow = rowBytes
         storage = try FallibleAllocation.zeroed(UInt8.self, count: bytes, for: "a \(size) picture")
     }
 
     deinit { FallibleAllocation.release(storage) }
 
-    /// Bytes in one row.
-    public var bytesPerRow: Int { size.width * channels }
+    /// Values per pixel: 1 (bilevel or gray) or 3 (RGB).
+    public var channels: Int { format.channels }
 
     /// Calls `body` with the pixel bytes, rows top to bottom.
     public func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
         try body(UnsafeBufferPointer(storage))
     }
 
-    /// The bytes of pixel (x, y): one for gray, three (red, green, blue) for RGB.
+    /// The value of pixel (x, y) as 8-bit channels: one for gray (a bilevel pixel reads
+    /// as 0 or 255), three (red, green, blue) for RGB.
     public func pixel(x: Int, y: Int) -> ArraySlice<UInt8> {
         precondition(x >= 0 && x < size.width && y >= 0 && y < size.height, "pixel outside the image")
-        let start = (y * size.width + x) * channels
+        if format == .bilevel {
+            let inSet = storage[y * bytesPerRow + x / 8] & (0x80 >> UInt8(x % 8)) != 0
+            return [inSet ? 0 : 255]
+        }
+        let start = y * bytesPerRow + x * channels
         return Array(storage[start..<start + channels])[...]
     }
 
@@ -61,8 +66,12 @@ public final class PixelBuffer: @unchecked Sendable {
         return try body(UnsafeBufferPointer(start: storage.baseAddress, count: rows * bytesPerRow))
     }
 
-    /// A pointer to the first byte of row `y`, column `x`.
+    /// A pointer to the first byte of row `y`.
+    func row(_ y: Int) -> UnsafeMutablePointer<UInt8> { storage.baseAddress! + y * bytesPerRow }
+
+    /// A pointer to the first byte of pixel (x, y) of a gray or RGB buffer.
     func address(x: Int, y: Int) -> UnsafeMutablePointer<UInt8> {
-        storage.baseAddress! + (y * size.width + x) * channels
+        precondition(format != .bilevel, "a bilevel pixel has no byte of its own")
+        return row(y) + x * channels
     }
 }

@@ -80,6 +80,9 @@ public struct RenderJob: Sendable {
         if case .benchmarksGame = region { iterations + 1 } else { iterations }
     }
 
+    /// How the job's pixels are stored.
+    public var pixelFormat: PixelFormat { colorScheme.pixelFormat(supersampling: supersampling) }
+
     /// The sample grid of this job: k×k samples per pixel when supersampling.
     ///
     /// A grid k times as wide and tall over the same view puts sample (X, Y) at
@@ -100,7 +103,7 @@ extension RenderJob {
     /// `wholePictureBytes`; otherwise at least `minimumBands` bands of at most `bandBytes`
     /// each, cut at whole rows of tiles so that no band ends in a strip of short tiles.
     public func standardBandHeight(wholePictureBytes: Int, bandBytes: Int, minimumBands: Int) -> Int? {
-        let rowBytes = size.width * colorScheme.channels
+        let rowBytes = pixelFormat.bytesPerRow(width: size.width)
         let (pictureBytes, overflow) = rowBytes.multipliedReportingOverflow(by: size.height)
         guard overflow || pictureBytes > wholePictureBytes else { return nil }
         let rowsForMinimumBands = (size.height + minimumBands - 1) / minimumBands

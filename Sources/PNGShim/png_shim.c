@@ -33,9 +33,10 @@ static void ignore_warning(png_structp png, png_const_charp message) {
 }
 
 mandel_png_writer *mandel_png_writer_create(FILE *file, uint32_t width, uint32_t height, int channels,
-                                            mandel_png_compression compression, const mandel_png_text *texts,
-                                            size_t text_count, char *error, size_t error_capacity) {
-    if (channels != 1 && channels != 3) {
+                                            int bit_depth, mandel_png_compression compression,
+                                            const mandel_png_text *texts, size_t text_count, char *error,
+                                            size_t error_capacity) {
+    if ((channels != 1 && channels != 3) || (bit_depth != 8 && !(bit_depth == 1 && channels == 1))) {
         copy_message(error, error_capacity, "a PNG pixel here has 1 or 3 channels");
         return NULL;
     }
@@ -83,7 +84,7 @@ mandel_png_writer *mandel_png_writer_create(FILE *file, uint32_t width, uint32_t
         png_set_compression_level(writer->png, 9);
         break;
     }
-    png_set_IHDR(writer->png, writer->info, width, height, 8,
+    png_set_IHDR(writer->png, writer->info, width, height, bit_depth,
                  channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (text_count > 0) {
@@ -97,6 +98,8 @@ mandel_png_writer *mandel_png_writer_create(FILE *file, uint32_t width, uint32_t
         png_set_text(writer->png, writer->info, chunks, (int)text_count);
     }
     png_write_info(writer->png, writer->info);
+    // A PNG's 0 is black; the rows given have 1 for black.
+    if (bit_depth == 1) png_set_invert_mono(writer->png);
     free(chunks);
     return writer;
 }
@@ -170,8 +173,14 @@ int mandel_png_read(const char *path, mandel_png_image *image, char *error, size
     image->height = png_get_image_height(png, info);
     image->bit_depth = png_get_bit_depth(png, info);
     image->color_type = png_get_color_type(png, info);
+    if (image->bit_depth == 1 && image->color_type == PNG_COLOR_TYPE_GRAY) {
+        // A bilevel picture is read as 8-bit gray: 0 black, 255 white.
+        png_set_expand_gray_1_2_4_to_8(png);
+        png_read_update_info(png, info);
+    } else if (image->bit_depth != 8) {
+        png_error(png, "only 8-bit and 1-bit gray PNGs are read here");
+    }
     image->channels = png_get_channels(png, info);
-    if (image->bit_depth != 8) png_error(png, "only 8-bit PNGs are read here");
     size_t stride = (size_t)image->width * (size_t)image->channels;
     image->pixels = malloc(stride * image->height);
     row_pointers = malloc(sizeof *row_pointers * image->height);

@@ -33,12 +33,16 @@ public enum OwnershipMap {
         canvas.withBytes { bytes in
             for y in 0..<canvas.size.height {
                 for x in 0..<canvas.size.width {
-                    let index = (y * canvas.size.width + x) * canvas.channels
+                    let row = y * canvas.bytesPerRow
+                    let index = row + x * canvas.channels
                     let luminance =
-                        canvas.channels == 1
-                        ? Double(bytes[index])
-                        : 0.2126 * Double(bytes[index]) + 0.7152 * Double(bytes[index + 1]) + 0.0722
-                            * Double(bytes[index + 2])
+                        switch canvas.format {
+                        case .bilevel: bytes[row + x / 8] & (0x80 >> UInt8(x % 8)) != 0 ? 0.0 : 255.0
+                        case .gray: Double(bytes[index])
+                        case .rgb:
+                            0.2126 * Double(bytes[index]) + 0.7152 * Double(bytes[index + 1]) + 0.0722
+                                * Double(bytes[index + 2])
+                        }
                     let faint = UInt8(255 - (255 - luminance) * 0.45)
                     picture[x, y] = RGB(faint, faint, faint)
                 }

@@ -93,6 +93,7 @@ struct RenderCommandTests {
         let result = try MandelProcess.run(["render", "--size", "30x20", "--color", "bw", "-o", "bw.png"], in: folder)
         #expect(result.status == 0)
         let image = try PNGImage(contentsOf: folder + "/bw.png")
+        #expect(image.bitDepth == 1, "one bit per pixel")
         #expect(Set(image.pixels) == [0, 255])
         #expect(image.pixels[10 * 30 + 15] == 0, "the centre, -0.5+0i, is in the set")
         #expect(image.pixels[0] == 255, "the corner is far outside")

@@ -27,4 +27,33 @@ struct SampleCounter: Sendable {
                 limit: limit, counts: counts, smooth: smooth, usefulLimit: usefulLimit, julia: julia)
         }
     }
+
+    /// Marks `count` samples of grid row `row` from column `firstColumn` in a bilevel
+    /// row, at the same column; returns their useful iterations. The scalar kernel
+    /// counts into `scratch` (room for `count` values) first; the vector kernel needs no counts.
+    func mark(
+        row: Int, firstColumn: Int, count: Int, into pixels: UnsafeMutablePointer<UInt8>,
+        scratch: UnsafeMutablePointer<UInt32>
+    ) -> UInt64 {
+        switch kernel {
+        case .simd:
+            grid.realParts.withUnsafeBufferPointer { realParts in
+                VectorRowKernel.markRow(
+                    realParts: realParts.baseAddress! + firstColumn, imaginary: grid.imaginaryParts[row], count: count,
+                    limit: limit, usefulLimit: usefulLimit, julia: julia, into: pixels, column: firstColumn)
+            }
+        case .scalar:
+            markFromCounts(row: row, firstColumn: firstColumn, count: count, into: pixels, scratch: scratch)
+        }
+    }
+
+    /// Counts, then marks the samples whose count reached the limit.
+    func markFromCounts(
+        row: Int, firstColumn: Int, count: Int, into pixels: UnsafeMutablePointer<UInt8>,
+        scratch: UnsafeMutablePointer<UInt32>
+    ) -> UInt64 {
+        let iterations = self.count(row: row, firstColumn: firstColumn, count: count, into: scratch, smooth: nil)
+        BilevelRow.write(counts: scratch, count: count, limit: limit, into: pixels, column: firstColumn)
+        return iterations
+    }
 }

@@ -78,6 +78,19 @@ struct PixelTileRenderer: TileRenderer {
                 for left in stride(from: rect.x, to: rect.maxX, by: segmentWidth) {
                     if isCancelled() { return false }
                     let width = min(segmentWidth, rect.maxX - left)
+                    if target.canvas.format == .bilevel {
+                        // One bit per pixel, from the kernel's lanes; counts only for a cost map.
+                        let row = target.canvas.row(bandRow)
+                        if let keep = target.counts {
+                            iterations += samples.markFromCounts(
+                                row: y, firstColumn: left, count: width, into: row, scratch: counts)
+                            keep.address(x: left, y: bandRow).update(from: counts, count: width)
+                        } else {
+                            iterations += samples.mark(
+                                row: y, firstColumn: left, count: width, into: row, scratch: counts)
+                        }
+                        continue
+                    }
                     iterations += samples.count(row: y, firstColumn: left, count: width, into: counts, smooth: smooth)
                     target.counts?.address(x: left, y: bandRow).update(from: counts, count: width)
                     colorizer.color(

@@ -42,15 +42,93 @@ enum VectorRowKernel {
         return UInt64(total.sum())
     }
 
-    /// Up to 32 pixels of one row, iterated in lock step; returns their capped counts, lane-wise.
-    ///
-    /// The Mandelbrot set starts every orbit at 0 and adds the pixel; a Julia set starts
-    /// at the pixel and adds its constant (and has no cardioid to skip).
+    /// Marks a row's pixels in a bilevel row (1 for the set) and returns the sum of
+    /// `min(count, usefulLimit)`: black and white needs one bit per pixel, taken from the
+    /// lanes' final counts with no count stored.
+    static func markRow(
+        realParts: UnsafePointer<Double>, imaginary: Double, count: Int, limit: Int, usefulLimit: Int,
+        julia: JuliaConstant?, into row: UnsafeMutablePointer<UInt8>, column: Int
+    ) -> UInt64 {
+        let group = lanes * vectors
+        var total = Vector()
+        var start = 0
+        let full = Vector(repeating: Double(limit))
+        while start < count {
+            let width = min(group, count - start)
+            let orbits = iterate(
+                realParts: realParts + start, imaginary: imaginary, width: width, limit: limit, julia: julia)
+            let counts = orbits.counts(limit: limit)
+            // Lane i of vector k is pixel 8k + i, which is bit 31 − (8k + i).
+            let inSet =
+                bits(counts.0 .== full) << 24 | bits(counts.1 .== full) << 16 | bits(counts.2 .== full) << 8
+                | bits(counts.3 .== full)
+            BilevelRow.write(inSet, count: width, into: row, column: column + start)
+            total +=
+                useful(counts.0, first: 0, width: width, usefulLimit: Double(usefulLimit))
+                + useful(counts.1, first: lanes, width: width, usefulLimit: Double(usefulLimit))
+                + useful(counts.2, first: 2 * lanes, width: width, usefulLimit: Double(usefulLimit))
+                + useful(counts.3, first: 3 * lanes, width: width, usefulLimit: Double(usefulLimit))
+            start += width
+        }
+        return UInt64(total.sum())
+    }
+
+    /// A mask's lanes as the bits of a byte, lane 0 in the high bit.
+    @inline(__always)
+    static func bits(_ mask: Mask) -> UInt32 {
+        let weights = SIMD8<Int64>(128, 64, 32, 16, 8, 4, 2, 1)
+        return UInt32(truncatingIfNeeded: (weights & unsafeBitCast(mask, to: SIMD8<Int64>.self)).wrappedSum())
+    }
+
+    /// The orbits of up to 32 pixels of a row after iterating: four vectors of eight lanes.
+    struct Orbits {
+        var n: (Vector, Vector, Vector, Vector)
+        var zr: (Vector, Vector, Vector, Vector)
+        var zi: (Vector, Vector, Vector, Vector)
+        var cr: (Vector, Vector, Vector, Vector)
+        var iterated: (Mask, Mask, Mask, Mask)
+        /// The imaginary part each step adds.
+        var ci: Double
+
+        /// Each lane's escape count: a lane that never iterated took the shortcut, so it is in the set.
+        @inline(__always)
+        func counts(limit: Int) -> (Vector, Vector, Vector, Vector) {
+            let full = Double(limit)
+            return (
+                n.0.replacing(with: full, where: .!iterated.0), n.1.replacing(with: full, where: .!iterated.1),
+                n.2.replacing(with: full, where: .!iterated.2), n.3.replacing(with: full, where: .!iterated.3)
+            )
+        }
+    }
+
+    /// Up to 32 pixels of one row, counted; returns their capped counts, lane-wise.
+    @inline(__always)
     private static func countGroup(
         realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int,
         counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Double,
         julia: JuliaConstant?
     ) -> Vector {
+        let orbits = iterate(realParts: realParts, imaginary: imaginary, width: width, limit: limit, julia: julia)
+        let laneCounts = orbits.counts(limit: limit)
+        func store(_ k: Int, _ laneCounts: Vector, _ zr: Vector, _ zi: Vector, _ cr: Vector) -> Vector {
+            Self.store(
+                laneCounts, zr, zi, cr, first: k * lanes, width: width, limit: limit, imaginary: orbits.ci,
+                counts: counts, smooth: smooth, usefulLimit: usefulLimit)
+        }
+        return store(0, laneCounts.0, orbits.zr.0, orbits.zi.0, orbits.cr.0)
+            + store(1, laneCounts.1, orbits.zr.1, orbits.zi.1, orbits.cr.1)
+            + store(2, laneCounts.2, orbits.zr.2, orbits.zi.2, orbits.cr.2)
+            + store(3, laneCounts.3, orbits.zr.3, orbits.zi.3, orbits.cr.3)
+    }
+
+    /// Up to 32 pixels of one row, iterated in lock step.
+    ///
+    /// The Mandelbrot set starts every orbit at 0 and adds the pixel; a Julia set starts
+    /// at the pixel and adds its constant (and has no cardioid to skip).
+    @inline(__always)
+    private static func iterate(
+        realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int, julia: JuliaConstant?
+    ) -> Orbits {
         let pixelI = Vector(repeating: imaginary)
         let pixelR0 = load(realParts, first: 0, width: width)
         let pixelR1 = load(realParts, first: lanes, width: width)
@@ -94,19 +172,19 @@ enum VectorRowKernel {
             }
             done += stepsPerCheck
         }
-        let ci = julia?.imaginary ?? imaginary
-        return store(
-            n0, zr0, zi0, cr0, iterated0, first: 0, width: width, limit: limit, imaginary: ci, counts: counts,
-            smooth: smooth, usefulLimit: usefulLimit)
-            + store(
-                n1, zr1, zi1, cr1, iterated1, first: lanes, width: width, limit: limit, imaginary: ci, counts: counts,
-                smooth: smooth, usefulLimit: usefulLimit)
-            + store(
-                n2, zr2, zi2, cr2, iterated2, first: 2 * lanes, width: width, limit: limit, imaginary: ci,
-                counts: counts, smooth: smooth, usefulLimit: usefulLimit)
-            + store(
-                n3, zr3, zi3, cr3, iterated3, first: 3 * lanes, width: width, limit: limit, imaginary: ci,
-                counts: counts, smooth: smooth, usefulLimit: usefulLimit)
+        return Orbits(
+            n: (n0, n1, n2, n3), zr: (zr0, zr1, zr2, zr3), zi: (zi0, zi1, zi2, zi3), cr: (cr0, cr1, cr2, cr3),
+            iterated: (iterated0, iterated1, iterated2, iterated3), ci: julia?.imaginary ?? imaginary)
+    }
+
+    /// The lanes' counts capped at `usefulLimit`, with 0 for lanes past the row's end.
+    @inline(__always)
+    static func useful(_ laneCounts: Vector, first: Int, width: Int, usefulLimit: Double) -> Vector {
+        var useful = laneCounts.replacing(with: usefulLimit, where: laneCounts .> usefulLimit)
+        if first + lanes > width {
+            for lane in 0..<lanes where first + lane >= width { useful[lane] = 0 }
+        }
+        return useful
     }
 
     /// One part of z₀: 0 for the Mandelbrot set, the pixel's for a Julia set. Lanes that
@@ -174,29 +252,26 @@ enum VectorRowKernel {
     /// Writes the counts (and smooth values) of the lanes inside the row, and returns
     /// them capped at `usefulLimit`, with 0 for lanes past the row's end.
     ///
-    /// Whole vectors are converted and stored at once: reading a vector lane
-    /// by lane makes the compiler spill it and reload 8 bytes per lane, a
-    /// failed store-to-load forward each time, which once cost half the kernel.
+    /// A whole vector of counts is converted and stored at once: a count is a whole
+    /// number below 2³², so adding 2⁵² puts it in the low bits of the sum's bit pattern,
+    /// and narrowing those is one vector shuffle (the generic SIMD conversions are
+    /// per-lane calls). Smooth values are computed lane by lane, for escaped lanes only.
     @inline(__always)
     static func store(
-        _ n: Vector, _ zr: Vector, _ zi: Vector, _ cr: Vector, _ iterated: Mask,
+        _ laneCounts: Vector, _ zr: Vector, _ zi: Vector, _ cr: Vector,
         first: Int, width: Int, limit: Int, imaginary: Double,
         counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Double
     ) -> Vector {
         guard first < width else { return Vector() }
-        // A lane that never iterated took the shortcut: it is in the set. The
-        // blend is a vector operation; the vector is then spilled once and
-        // converted lane by lane (the generic SIMD conversions are per-lane calls).
-        let laneCounts = n.replacing(with: Double(limit), where: .!iterated)
         let valid = min(lanes, width - first)
-        withUnsafeBytes(of: laneCounts) { bytes in
-            let values = bytes.bindMemory(to: Double.self)
-            for lane in 0..<valid { counts[first + lane] = UInt32(values[lane]) }
+        let wide = unsafeBitCast(laneCounts + 0x1p52, to: SIMD8<UInt64>.self)
+        let narrow = SIMD8<UInt32>(truncatingIfNeeded: wide)
+        if valid == lanes {
+            UnsafeMutableRawPointer(counts + first).storeBytes(of: narrow, as: SIMD8<UInt32>.self)
+        } else {
+            for lane in 0..<valid { counts[first + lane] = narrow[lane] }
         }
-        var useful = laneCounts.replacing(with: usefulLimit, where: laneCounts .> usefulLimit)
-        if valid < lanes {
-            for lane in valid..<lanes { useful[lane] = 0 }
-        }
+        let useful = useful(laneCounts, first: first, width: width, usefulLimit: usefulLimit)
         guard let smooth else { return useful }
         withUnsafeBytes(of: (zr, zi, cr)) { vectors in
             let values = vectors.bindMemory(to: Double.self)
@@ -206,8 +281,7 @@ enum VectorRowKernel {
                     count < limit
                     ? SmoothValue.value(
                         afterEscapeAt: count, zr: values[lane], zi: values[lanes + lane],
-                        real: values[2 * lanes + lane],
-                        imaginary: imaginary)
+                        real: values[2 * lanes + lane], imaginary: imaginary)
                     : Float(limit)
             }
         }

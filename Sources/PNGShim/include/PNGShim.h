@@ -28,11 +28,12 @@ typedef enum {
     MANDEL_PNG_SMALL = 2,
 } mandel_png_compression;
 
-/// Starts an 8-bit PNG (channels 1 = gray, 3 = RGB) on an open file and writes
-/// its header and text chunks. Returns NULL on failure, with a message in
+/// Starts a PNG on an open file and writes its header and text chunks: 8-bit
+/// (channels 1 = gray, 3 = RGB), or 1-bit gray (bit_depth 1, channels 1) from rows
+/// where a 1 bit is black, as in a PBM. Returns NULL on failure, with a message in
 /// `error` (always NUL-terminated).
 mandel_png_writer *mandel_png_writer_create(FILE *file, uint32_t width, uint32_t height, int channels,
-                                            mandel_png_compression compression, const mandel_png_text *texts,
+                                            int bit_depth, mandel_png_compression compression, const mandel_png_text *texts,
                                             size_t text_count, char *error, size_t error_capacity);
 
 /// Writes the next `row_count` rows, `bytes_per_row` apart in memory. Returns 0, or -1 on failure.

@@ -8,7 +8,7 @@ import MandelbrotCore
 final class ImageStream {
     private enum Encoder {
         case png(PNGWriter)
-        case pbm(PBMWriter)
+        case pbm(PBMWriter, bilevel: Bool)
     }
 
     let output: OutputFile
@@ -20,20 +20,22 @@ final class ImageStream {
     ///
     /// - Throws: `ImageFileError` if the header cannot be written.
     init(
-        output: OutputFile, format: ImageFormat, compression: PNGCompression, size: ImageSize, channels: Int,
+        output: OutputFile, format: ImageFormat, compression: PNGCompression, size: ImageSize, pixelFormat: PixelFormat,
         texts: [PNGWriter.TextChunk]
     ) throws(ImageFileError) {
         self.output = output
-        bytesPerRow = size.width * channels
+        bytesPerRow = pixelFormat.bytesPerRow(width: size.width)
         switch format {
         case .png:
             encoder = .png(
                 try PNGWriter(
-                    output: output, width: size.width, height: size.height, channels: channels,
-                    compression: compression, texts: texts))
+                    output: output, width: size.width, height: size.height, channels: pixelFormat.channels,
+                    bitDepth: pixelFormat.bitDepth, compression: compression, texts: texts))
         case .pbm:
-            precondition(channels == 1, "a PBM is written from gray pixels")
-            encoder = .pbm(try PBMWriter(output: output, width: size.width, height: size.height))
+            precondition(pixelFormat != .rgb, "a PBM is written from bilevel or gray pixels")
+            encoder = .pbm(
+                try PBMWriter(output: output, width: size.width, height: size.height),
+                bilevel: pixelFormat == .bilevel)
         }
     }
 
@@ -41,7 +43,8 @@ final class ImageStream {
     func write(rows: UnsafeBufferPointer<UInt8>, count: Int) throws(ImageFileError) {
         switch encoder {
         case .png(let writer): try writer.write(rows: rows, count: count)
-        case .pbm(let writer): try writer.write(gray: rows, rows: count)
+        case .pbm(let writer, bilevel: true): try writer.write(bits: rows, rows: count)
+        case .pbm(let writer, bilevel: false): try writer.write(gray: rows, rows: count)
         }
     }
 
@@ -53,14 +56,14 @@ final class ImageStream {
 
     /// The smallest file this stream can produce for `size`: a PBM's exact size, or, for a PNG,
     /// the deflate format's limit of about 1032 bytes of input per byte of output, plus the chunks.
-    static func minimumBytes(format: ImageFormat, size: ImageSize, channels: Int) -> Int {
+    static func minimumBytes(format: ImageFormat, size: ImageSize, pixelFormat: PixelFormat) -> Int {
         switch format {
         case .pbm:
             let header = "P4\n\(size.width) \(size.height)\n".utf8.count
             return header + (size.width + 7) / 8 * size.height
         case .png:
             // Each row is preceded by its filter byte.
-            let raw = (size.width * channels + 1).multipliedReportingOverflow(by: size.height)
+            let raw = (pixelFormat.bytesPerRow(width: size.width) + 1).multipliedReportingOverflow(by: size.height)
             return raw.overflow ? Int.max : raw.partialValue / 1032 + 1024
         }
     }

@@ -33,7 +33,10 @@ final class ProgressMeter: @unchecked Sendable {
     private let start = MonotonicClock.nanoseconds()
     private var finishedTiles = 0
     private var lastDraw: UInt64 = 0
-    private var isShown = false
+    private var isDrawn = false
+
+    /// Whether the meter draws at all; one that does not needs no tiles.
+    var draws: Bool { display != .none }
 
     /// When the meter first shows itself: a render shorter than this needs no progress.
     static let firstDraw = 0.5
@@ -80,8 +83,8 @@ final class ProgressMeter: @unchecked Sendable {
     func finish() {
         dispatchPrecondition(condition: .onQueue(.main))
         source.cancel()
-        if isShown && display == .bar { ProcessStart.writeRaw("\r\u{1B}[K") }
-        isShown = false
+        if isDrawn && display == .bar { ProcessStart.writeRaw("\r\u{1B}[K") }
+        isDrawn = false
     }
 
     private func scheduleCheck(after seconds: Double) {
@@ -101,7 +104,7 @@ final class ProgressMeter: @unchecked Sendable {
         let interval = display == .bar ? Self.barInterval : Self.lineInterval
         guard lastDraw == 0 || Double(now - lastDraw) / 1e9 >= interval * 0.99 else { return }
         lastDraw = now
-        isShown = true
+        isDrawn = true
         let fraction = Double(finishedTiles) / Double(totalTiles)
         var status =
             "\(Int((fraction * 100).rounded(.down)))%  \(finishedTiles)/\(totalTiles) tiles, \(NumberFormat.seconds(elapsed))"

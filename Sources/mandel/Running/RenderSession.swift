@@ -49,8 +49,7 @@ struct RenderSession {
 
     /// Renders into the opened files and returns the report, once every file is complete.
     private func render(into image: OutputFile, extras: [OutputFile]) async throws -> RenderSummary {
-        let channels = job.colorScheme.channels
-        let minimumBytes = ImageStream.minimumBytes(format: format, size: job.size, channels: channels)
+        let minimumBytes = ImageStream.minimumBytes(format: format, size: job.size, pixelFormat: job.pixelFormat)
         if let free = image.availableBytes, minimumBytes > free {
             throw ImageFileError.cannotCreate(
                 path: output,
@@ -65,20 +64,22 @@ struct RenderSession {
         if let warning = facts.precisionWarning { printError("warning: " + warning) }
         let writer = BandWriter(
             stream: try ImageStream(
-                output: image, format: format, compression: compression, size: job.size, channels: channels,
-                texts: facts.textChunks),
+                output: image, format: format, compression: compression, size: job.size,
+                pixelFormat: job.pixelFormat, texts: facts.textChunks),
             cancellation: watch.cancellation)
         let meter = ProgressMeter(
             totalTiles: render.tilesPerRun, display: ProgressMeter.display(forced: visuals.progress))
         // A strategy that starts no thread works on the main queue, where it was started.
         if strategy.threadsStarted(for: render.plan) == 0 { meter.announceBlockedMainQueue(strategy: strategy.name) }
+        // Feeding a meter that draws nothing would still wake the main queue after
+        // finished tiles: thousands of futex calls a second on a fast render.
+        let onTileFinished: (@Sendable () -> Void)? = meter.draws ? { @Sendable in meter.tileFinished() } : nil
         let outcome: ObservedRun.Outcome
         do {
             outcome = try await ObservedRun(behaviour: behaviour, signals: watch.cancellation).run { flag in
                 try await render.run(
                     strategy, sink: writer, cancellationMode: behaviour.cancellationMode, tileWait: behaviour.wait,
-                    cancellation: flag
-                ) { meter.tileFinished() }
+                    cancellation: flag, onTileFinished: onTileFinished)
             }
             meter.finish()
         } catch {
