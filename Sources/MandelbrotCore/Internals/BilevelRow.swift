@@ -7,7 +7,7 @@ import BitShim
 /// updated atomically, bit by selected bit. Whole bytes are plain stores.
 enum BilevelRow {
     /// Writes `count` (at most 32) pixels from column `column`: pixel i is bit `31 − i` of `bits`, 1 for the set.
-    @inline(__always)
+    @_transparent
     static func write(_ bits: UInt32, count: Int, into row: UnsafeMutablePointer<UInt8>, column: Int) {
         if count == 32 && column % 8 == 0 {
             UnsafeMutableRawPointer(row + column / 8).storeBytes(of: bits.bigEndian, as: UInt32.self)

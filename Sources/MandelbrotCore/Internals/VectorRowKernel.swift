@@ -91,7 +91,7 @@ enum VectorRowKernel {
         var ci: Double
 
         /// Each lane's escape count: a lane that never iterated took the shortcut, so it is in the set.
-        @inline(__always)
+        @_transparent
         func counts(limit: Int) -> (Vector, Vector, Vector, Vector) {
             let full = Double(limit)
             return (
@@ -160,15 +160,16 @@ enum VectorRowKernel {
         var zr3 = start(pixelR3, iterated3, skips)
         var zi3 = start(pixelI, iterated3, skips)
         var n3 = Vector()
+        // Which lanes were alive at the last step's test: the loop goes on while any was.
+        // (A lane that died at that very step costs at most one more block of steps, which
+        // leave it as it is.) Reusing the step's own test spares a test per block.
+        var alive = iterated0 .| iterated1 .| iterated2 .| iterated3
         var done = 0
-        while done < limit
-            && any(isAlive(zr0, zi0) .| isAlive(zr1, zi1) .| isAlive(zr2, zi2) .| isAlive(zr3, zi3))
-        {
+        while done < limit && anyLane(alive) {
             for _ in 0..<min(stepsPerCheck, limit - done) {
-                step(&zr0, &zi0, &n0, cr0, addI)
-                step(&zr1, &zi1, &n1, cr1, addI)
-                step(&zr2, &zi2, &n2, cr2, addI)
-                step(&zr3, &zi3, &n3, cr3, addI)
+                alive =
+                    step(&zr0, &zi0, &n0, cr0, addI) .| step(&zr1, &zi1, &n1, cr1, addI)
+                    .| step(&zr2, &zi2, &n2, cr2, addI) .| step(&zr3, &zi3, &n3, cr3, addI)
             }
             done += stepsPerCheck
         }
@@ -194,15 +195,19 @@ enum VectorRowKernel {
         (isMandelbrot ? Vector() : pixel).replacing(with: 3, where: .!iterated)
     }
 
-    /// The lanes still inside the radius.
-    @inline(__always)
-    static func isAlive(_ zr: Vector, _ zi: Vector) -> Mask {
-        zr * zr + zi * zi .<= 4
+    /// Whether any lane of `mask` is set: the standard library's `any` is a call here, once per block of steps.
+    @_transparent
+    static func anyLane(_ mask: Mask) -> Bool {
+        let lanes = unsafeBitCast(mask, to: SIMD8<Int64>.self)
+        let halves = lanes.lowHalf | lanes.highHalf
+        let quarters = halves.lowHalf | halves.highHalf
+        return quarters[0] | quarters[1] != 0
     }
 
-    /// One step of every lane inside the radius: count it, then `z ← z² + c`.
+    /// One step of every lane inside the radius: count it, then `z ← z² + c`. Returns the lanes that were inside.
     @_transparent
-    static func step(_ zr: inout Vector, _ zi: inout Vector, _ n: inout Vector, _ cr: Vector, _ ci: Vector) {
+    @discardableResult
+    static func step(_ zr: inout Vector, _ zi: inout Vector, _ n: inout Vector, _ cr: Vector, _ ci: Vector) -> Mask {
         let zrSquared = zr * zr
         let ziSquared = zi * zi
         let alive = zrSquared + ziSquared .<= 4
@@ -211,6 +216,7 @@ enum VectorRowKernel {
         zi.replace(with: nextZi, where: alive)
         zr.replace(with: nextZr, where: alive)
         n.replace(with: n + 1, where: alive)
+        return alive
     }
 
     /// Lanes `first ..< first + 8` of the row, padded with 0 past `width`.
