@@ -163,13 +163,15 @@ enum VectorRowKernel {
         // Which lanes were alive at the last step's test: the loop goes on while any was.
         // (A lane that died at that very step costs at most one more block of steps, which
         // leave it as it is.) Reusing the step's own test spares a test per block.
-        var alive = iterated0 .| iterated1 .| iterated2 .| iterated3
+        var alive = union(iterated0, iterated1, iterated2, iterated3)
         var done = 0
         while done < limit && anyLane(alive) {
             for _ in 0..<min(stepsPerCheck, limit - done) {
-                alive =
-                    step(&zr0, &zi0, &n0, cr0, addI) .| step(&zr1, &zi1, &n1, cr1, addI)
-                    .| step(&zr2, &zi2, &n2, cr2, addI) .| step(&zr3, &zi3, &n3, cr3, addI)
+                let alive0 = step(&zr0, &zi0, &n0, cr0, addI)
+                let alive1 = step(&zr1, &zi1, &n1, cr1, addI)
+                let alive2 = step(&zr2, &zi2, &n2, cr2, addI)
+                let alive3 = step(&zr3, &zi3, &n3, cr3, addI)
+                alive = union(alive0, alive1, alive2, alive3)
             }
             done += stepsPerCheck
         }
@@ -203,6 +205,10 @@ enum VectorRowKernel {
         let quarters = halves.lowHalf | halves.highHalf
         return quarters[0] | quarters[1] != 0
     }
+
+    /// The lanes set in any of four masks.
+    @_transparent
+    static func union(_ a: Mask, _ b: Mask, _ c: Mask, _ d: Mask) -> Mask { a .| b .| c .| d }
 
     /// One step of every lane inside the radius: count it, then `z ← z² + c`. Returns the lanes that were inside.
     @_transparent
