@@ -45,4 +45,33 @@ public enum IterationKernel: String, Sendable, CaseIterable {
                 usefulLimit: cap, julia: julia)
         }
     }
+
+    /// Marks `count` consecutive pixels of one row in a bilevel row (see ``PixelFormat/bilevel``):
+    /// a 1 bit where the escape count reaches `limit`, a 0 elsewhere, the pixels' bits placed
+    /// from column `column` of `pixels`; the row's other bits are left as they are.
+    ///
+    /// - Parameters:
+    ///   - scratch: Room for `count` counts, which the scalar kernel counts into first;
+    ///     the vector kernel marks from its lanes and leaves it alone.
+    /// - Returns: The sum over the pixels of `min(count, usefulLimit)`.
+    @discardableResult
+    public func markRow(
+        realParts: UnsafePointer<Double>, imaginary: Double, count: Int, limit: Int,
+        into pixels: UnsafeMutablePointer<UInt8>, column: Int, scratch: UnsafeMutablePointer<UInt32>,
+        usefulLimit: Int? = nil, julia: JuliaConstant? = nil
+    ) -> UInt64 {
+        precondition(limit > 0, "the iteration limit must be positive")
+        switch self {
+        case .scalar:
+            let total = countRow(
+                realParts: realParts, imaginary: imaginary, count: count, limit: limit, counts: scratch, smooth: nil,
+                usefulLimit: usefulLimit, julia: julia)
+            BilevelRow.write(counts: scratch, count: count, limit: limit, into: pixels, column: column)
+            return total
+        case .simd:
+            return VectorRowKernel.markRow(
+                realParts: realParts, imaginary: imaginary, count: count, limit: limit,
+                usefulLimit: usefulLimit ?? limit, julia: julia, into: pixels, column: column)
+        }
+    }
 }

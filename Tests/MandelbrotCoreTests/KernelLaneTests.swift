@@ -83,3 +83,46 @@ struct KernelLaneTests {
         }
     }
 }
+
+@Suite("Every lane's bit")
+struct BilevelLaneTests {
+    @Test(
+        "a pixel is marked exactly when its count reaches the limit, one step short is not, in every lane and at every bit offset",
+        arguments: IterationKernel.allCases)
+    func everyLaneEveryOffset(kernel: IterationKernel) {
+        let limit = 500
+        // One step short of the limit, exactly at it (the count stops there), and far outside.
+        let cases: [(real: Double, inSet: Bool)] = [
+            (KernelLaneTests.pointsByCount[limit - 1], false), (KernelLaneTests.pointsByCount[limit + 100], true),
+            (3, false),
+        ]
+        var wrong: [String] = []
+        for lane in 0..<32 {
+            for column in [0, 3, 8] {
+                for length in [lane + 1, 32, 40] where length > lane {
+                    for (real, inSet) in cases {
+                        var row = [Double](repeating: 3, count: length)
+                        row[lane] = real
+                        // Every bit starts set, so a bit the kernel should clear, or must leave alone, shows.
+                        var pixels = [UInt8](repeating: 0xFF, count: (column + length + 7) / 8 + 1)
+                        var scratch = [UInt32](repeating: 0, count: length)
+                        _ = row.withUnsafeBufferPointer { realParts in
+                            kernel.markRow(
+                                realParts: realParts.baseAddress!, imaginary: 0, count: length, limit: limit,
+                                into: &pixels, column: column, scratch: &scratch)
+                        }
+                        func bit(_ x: Int) -> Bool { pixels[x / 8] & (0x80 >> UInt8(x % 8)) != 0 }
+                        for x in 0..<(pixels.count * 8) {
+                            let expected = x == column + lane ? inSet : !(column..<(column + length)).contains(x)
+                            if bit(x) != expected {
+                                wrong.append(
+                                    "lane \(lane), column \(column), length \(length), in set \(inSet): bit \(x)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(10))")
+    }
+}

@@ -45,6 +45,23 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // MARK: - Output: what each colouring costs per pixel beyond the kernel
+
+    // The Benchmarks Game picture at N = 2048 on one thread: black and white marks one bit
+    // per pixel from the lanes; gray stores counts and colours them; the same kernel runs.
+    for color in [ColorScheme.bw, .gray] {
+        Benchmark("benchmarks-game 2048, serial, \(color.rawValue)") { benchmark in
+            let job = RenderJob(
+                size: ImageSize(width: 2048, height: 2048), region: .benchmarksGame, iterations: 50,
+                colorScheme: color, split: .tiles, tileSize: TileSize(width: 512, height: 64), workers: 1)
+            let render = try! PictureRender(job: job)
+            for _ in benchmark.scaledIterations {
+                let report = try! await render.run(SerialStrategy())
+                blackHole(report.totalIterations)
+            }
+        }
+    }
+
     // MARK: - Strategies: a fixed view at several tile sizes
 
     for tile in [8, 32, 128] {

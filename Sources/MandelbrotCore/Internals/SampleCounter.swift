@@ -29,25 +29,20 @@ struct SampleCounter: Sendable {
     }
 
     /// Marks `count` samples of grid row `row` from column `firstColumn` in a bilevel
-    /// row, at the same column; returns their useful iterations. The scalar kernel
-    /// counts into `scratch` (room for `count` values) first; the vector kernel needs no counts.
+    /// row, at the same column; returns their useful iterations (see ``IterationKernel/markRow``).
     func mark(
         row: Int, firstColumn: Int, count: Int, into pixels: UnsafeMutablePointer<UInt8>,
         scratch: UnsafeMutablePointer<UInt32>
     ) -> UInt64 {
-        switch kernel {
-        case .simd:
-            grid.realParts.withUnsafeBufferPointer { realParts in
-                VectorRowKernel.markRow(
-                    realParts: realParts.baseAddress! + firstColumn, imaginary: grid.imaginaryParts[row], count: count,
-                    limit: limit, usefulLimit: usefulLimit, julia: julia, into: pixels, column: firstColumn)
-            }
-        case .scalar:
-            markFromCounts(row: row, firstColumn: firstColumn, count: count, into: pixels, scratch: scratch)
+        grid.realParts.withUnsafeBufferPointer { realParts in
+            kernel.markRow(
+                realParts: realParts.baseAddress! + firstColumn, imaginary: grid.imaginaryParts[row], count: count,
+                limit: limit, into: pixels, column: firstColumn, scratch: scratch, usefulLimit: usefulLimit,
+                julia: julia)
         }
     }
 
-    /// Counts, then marks the samples whose count reached the limit.
+    /// Counts, then marks the samples whose count reached the limit (for a cost map, which keeps the counts).
     func markFromCounts(
         row: Int, firstColumn: Int, count: Int, into pixels: UnsafeMutablePointer<UInt8>,
         scratch: UnsafeMutablePointer<UInt32>
