@@ -75,7 +75,10 @@ let package = Package(
 
             // MARK: - Image files over the system libpng
             .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
-            .target(name: "PNGShim", dependencies: ["CLibPNG"]),
+            .target(
+                name: "PNGShim", dependencies: ["CLibPNG"],
+                cSettings: [.unsafeFlags(["-O2"], .when(configuration: .debug))],
+                linkerSettings: [.linkedLibrary("z")]),
             .target(name: "ImageFiles", dependencies: ["PNGShim", "Platform"], swiftSettings: pixelSwiftSettings),
 
             // MARK: - The command line

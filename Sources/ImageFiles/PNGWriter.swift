@@ -1,7 +1,19 @@
+import Dispatch
 import PNGShim
 import Platform
 
-/// Writes an 8-bit gray or RGB PNG row by row through libpng, with text chunks saying how it was made.
+/// Writes a PNG row by row (8-bit gray or RGB, or 1-bit gray), with text chunks saying
+/// how it was made, compressing slices of rows on several threads at once.
+///
+/// Every row gets the Sub filter. The image is cut into slices of ``sliceRows`` rows
+/// (about a quarter of a megabyte); rows are copied into a staging buffer as they come,
+/// and once it holds ``rowsPerWrite`` of them up to ``workers`` threads filter and
+/// deflate its whole slices at the same time, each with the 32 KiB of filtered data
+/// before its slice as the dictionary and ending with a sync flush (the last with a
+/// finish), so the pieces, written in order as IDAT chunks, are one zlib stream: the
+/// way pigz works. The stream's Adler-32 is joined from the slices' with
+/// `adler32_combine`. zlib does the compressing. The file depends only on the pixels
+/// and the slice size: not on the worker count, nor on how the rows were handed over.
 public final class PNGWriter {
     /// One `tEXt` chunk.
     public struct TextChunk: Sendable, Equatable {
@@ -17,12 +29,33 @@ public final class PNGWriter {
         }
     }
 
-    private let writer: OpaquePointer
     private let output: OutputFile
+    private let height: Int
+    private let bytesPerPixel: Int
+    /// Whether rows are inverted on the way: a bilevel row's 1 is black, a PNG's 0 is.
+    private let inverts: Bool
+    private let settings: mandel_deflate_settings
     /// Bytes in one row.
     public let bytesPerRow: Int
+    /// The most slices compressed at once.
+    public let workers: Int
+    /// Rows per slice: about ``sliceBytes`` of pixels, at least one row.
+    public let sliceRows: Int
+    private var rowsWritten = 0
+    private var adler: UInt32 = 1
+    private var startedStream = false
+    /// Rows waiting for their slice, after the rows kept before them for the dictionary.
+    private let staging: UnsafeMutableBufferPointer<UInt8>
+    /// The rows a dictionary needs: enough to fill the 32 KiB window, at least one.
+    private let windowRows: Int
+    private var keptRows = 0
+    private var stagedRows = 0
 
-    /// Starts a PNG in `output` and writes its header and text chunks.
+    /// The default slice: big enough that the 32 KiB dictionary and the flush cost little, small
+    /// enough that a band of a wide picture still makes a slice per worker.
+    public static let defaultSliceBytes = 256 * 1024
+
+    /// Starts a PNG in `output` and writes its signature, header and text chunks.
     ///
     /// - Parameters:
     ///   - output: The destination.
@@ -32,53 +65,216 @@ public final class PNGWriter {
     ///   - bitDepth: 8, or 1 for gray rows packed eight pixels to a byte, 1 for black (a PBM's raster).
     ///   - compression: How hard the encoder works; ``PNGCompression/balanced`` by default.
     ///   - texts: The text chunks, in order.
-    /// - Throws: ``ImageFileError/writeFailed(path:reason:)`` if libpng refuses.
+    ///   - workers: The most threads compressing at once; 1 compresses on the calling thread.
+    ///   - sliceBytes: Pixel bytes per slice (rounded to whole rows).
+    /// - Throws: ``ImageFileError/writeFailed(path:reason:)`` if the header cannot be written.
     public init(
         output: OutputFile, width: Int, height: Int, channels: Int, bitDepth: Int = 8,
-        compression: PNGCompression = .balanced, texts: [TextChunk]
+        compression: PNGCompression = .balanced, texts: [TextChunk], workers: Int = 1,
+        sliceBytes: Int = PNGWriter.defaultSliceBytes
     ) throws(ImageFileError) {
         precondition(channels == 1 || channels == 3, "a PNG pixel here has 1 or 3 channels")
         precondition(bitDepth == 8 || (bitDepth == 1 && channels == 1), "a PNG here is 8-bit, or 1-bit gray")
+        precondition(width > 0 && height > 0 && width < 1 << 31 && height < 1 << 31, "a PNG side is 1 to 2^31 - 1")
+        precondition(workers >= 1 && sliceBytes >= 1, "at least one worker and one byte per slice")
         self.output = output
-        self.bytesPerRow = bitDepth == 1 ? (width + 7) / 8 : width * channels
-        var message = [CChar](repeating: 0, count: 256)
-        let created: OpaquePointer? = withTextChunks(texts) { chunks in
-            mandel_png_writer_create(
-                output.stream, UInt32(width), UInt32(height), Int32(channels), Int32(bitDepth), compression.shimValue,
-                chunks.baseAddress, chunks.count, &message, message.count)
+        self.height = height
+        bytesPerRow = bitDepth == 1 ? (width + 7) / 8 : width * channels
+        bytesPerPixel = bitDepth == 1 ? 1 : channels
+        inverts = bitDepth == 1
+        settings = compression.settings
+        self.workers = workers
+        sliceRows = max(1, sliceBytes / bytesPerRow)
+        windowRows = (Int(MANDEL_DEFLATE_WINDOW) + bytesPerRow) / (bytesPerRow + 1)
+        staging = .allocate(
+            capacity: Self.stagingRows(sliceRows: sliceRows, windowRows: windowRows, workers: workers) * bytesPerRow)
+        try writeBytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        var header = Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height))
+        // Bit depth, colour type (0 gray, 2 RGB), compression, filter method, no interlace.
+        header += [UInt8(bitDepth), channels == 1 ? 0 : 2, 0, 0, 0]
+        try writeChunk("IHDR", header)
+        for text in texts {
+            let key = Array(text.key.utf8)
+            precondition((1...79).contains(key.count) && !key.contains(0), "a tEXt keyword is 1 to 79 bytes")
+            try writeChunk("tEXt", key + [0] + Array(text.text.utf8))
         }
-        guard let created else {
-            throw .writeFailed(path: output.path, reason: String(nulTerminated: message))
-        }
-        writer = created
     }
 
-    deinit { mandel_png_writer_destroy(writer) }
+    deinit { staging.deallocate() }
 
-    /// Writes the next rows, `bytesPerRow` apart in `rows`.
+    /// Rows compressed at once: two slices for each worker.
+    public var rowsPerWrite: Int { sliceRows * workers * 2 }
+
+    private static func stagingRows(sliceRows: Int, windowRows: Int, workers: Int) -> Int {
+        windowRows + sliceRows * (workers * 2 + 1)
+    }
+
+    /// The memory a writer of these rows keeps besides the caller's: its staging buffer.
+    public static func memoryNeeded(
+        width: Int, channels: Int, bitDepth: Int = 8, workers: Int, sliceBytes: Int = defaultSliceBytes
+    ) -> Int {
+        let rowBytes = bitDepth == 1 ? (width + 7) / 8 : width * channels
+        let rows = stagingRows(
+            sliceRows: max(1, sliceBytes / rowBytes),
+            windowRows: (Int(MANDEL_DEFLATE_WINDOW) + rowBytes) / (rowBytes + 1),
+            workers: workers)
+        let (bytes, overflow) = rows.multipliedReportingOverflow(by: rowBytes)
+        return overflow ? .max : bytes
+    }
+
+    /// Takes the next rows, `bytesPerRow` apart in `rows`, and compresses and writes every
+    /// whole slice once enough are staged (all of them with the image's last row).
     ///
     /// - Throws: ``ImageFileError/writeFailed(path:reason:)``.
     public func write(rows: UnsafeBufferPointer<UInt8>, count: Int) throws(ImageFileError) {
         precondition(rows.count >= count * bytesPerRow, "fewer bytes than rows")
-        errno = 0
-        guard mandel_png_writer_write_rows(writer, rows.baseAddress, bytesPerRow, UInt32(count)) == 0 else {
-            throw failure()
+        guard count <= height - rowsWritten else {
+            throw .writeFailed(path: output.path, reason: "more rows than the image has")
+        }
+        let capacity = staging.count / bytesPerRow
+        var taken = 0
+        while taken < count {
+            let take = min(count - taken, capacity - keptRows - stagedRows)
+            UnsafeMutableRawPointer(staging.baseAddress! + (keptRows + stagedRows) * bytesPerRow).copyMemory(
+                from: rows.baseAddress! + taken * bytesPerRow, byteCount: take * bytesPerRow)
+            stagedRows += take
+            taken += take
+            rowsWritten += take
+            let endsImage = rowsWritten == height
+            if stagedRows >= rowsPerWrite || endsImage { try compressStaged(endsImage: endsImage) }
         }
     }
 
-    /// Writes the end of the image and flushes it.
-    ///
-    /// - Throws: ``ImageFileError/writeFailed(path:reason:)``.
-    public func finish() throws(ImageFileError) {
-        errno = 0
-        guard mandel_png_writer_finish(writer) == 0 else { throw failure() }
+    /// Compresses the staged whole slices (every staged row at the image's end), writes them,
+    /// and keeps the rows the next dictionary needs and the rows of an unfinished slice.
+    private func compressStaged(endsImage: Bool) throws(ImageFileError) {
+        let rows = endsImage ? stagedRows : stagedRows / sliceRows * sliceRows
+        guard rows > 0 else { return }
+        let slices = (rows + sliceRows - 1) / sliceRows
+        let pieces = UnsafeMutableBufferPointer<mandel_deflated_slice>.allocate(capacity: slices)
+        let failures = UnsafeMutableBufferPointer<String?>.allocate(capacity: slices)
+        pieces.initialize(repeating: mandel_deflated_slice())
+        failures.initialize(repeating: nil)
+        defer {
+            for index in 0..<slices { mandel_deflated_slice_free(&pieces[index]) }
+            pieces.deallocate()
+            failures.deinitialize().deallocate()
+        }
+        let job = SliceJob(
+            first: UnsafePointer(staging.baseAddress! + keptRows * bytesPerRow), count: rows, rowsBefore: keptRows,
+            windowRows: windowRows, sliceRows: sliceRows, bytesPerRow: bytesPerRow, bytesPerPixel: bytesPerPixel,
+            inverts: inverts, settings: settings, endsImage: endsImage, pieces: pieces, failures: failures)
+        let threads = min(workers, slices)
+        if threads == 1 {
+            for slice in 0..<slices { job.compress(slice) }
+        } else {
+            // Each thread takes every `threads`-th slice: the slices are the same size.
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                for slice in stride(from: thread, to: slices, by: threads) { job.compress(slice) }
+            }
+        }
+        if let reason = failures.lazy.compactMap({ $0 }).first {
+            throw .writeFailed(path: output.path, reason: reason)
+        }
+        for index in 0..<slices {
+            let piece = UnsafeBufferPointer(start: pieces[index].data, count: pieces[index].size)
+            if !startedStream {
+                startedStream = true
+                try writeChunk("IDAT", Self.zlibHeader(level: settings.level) + Array(piece))
+            } else {
+                try writeChunk("IDAT", piece)
+            }
+            adler = mandel_adler32_combine(adler, pieces[index].adler, pieces[index].filtered_size)
+        }
+        if endsImage { try writeChunk("IDAT", Self.bigEndian(adler)) }
+        // Keep the last rows compressed, for the next slice's dictionary, and the rows left over.
+        let kept = min(windowRows, keptRows + rows)
+        let leftover = stagedRows - rows
+        let from = staging.baseAddress! + (keptRows + rows - kept) * bytesPerRow
+        UnsafeMutableRawPointer(staging.baseAddress!).copyMemory(from: from, byteCount: (kept + leftover) * bytesPerRow)
+        keptRows = kept
+        stagedRows = leftover
     }
 
-    /// The failure's real cause when the system gave one (a full disk, a closed pipe), otherwise libpng's words.
-    private func failure() -> ImageFileError {
-        errno != 0
-            ? output.writeFailure(errno: errno)
-            : .writeFailed(path: output.path, reason: String(cString: mandel_png_writer_error(writer)))
+    /// Writes the end of the image.
+    ///
+    /// - Throws: ``ImageFileError/writeFailed(path:reason:)``, also when rows are missing.
+    public func finish() throws(ImageFileError) {
+        guard rowsWritten == height else {
+            throw .writeFailed(path: output.path, reason: "the image ended after \(rowsWritten) of \(height) rows")
+        }
+        try writeChunk("IEND", [])
+    }
+
+    // MARK: - Chunks
+
+    private func writeChunk(_ type: String, _ data: [UInt8]) throws(ImageFileError) {
+        try data.withUnsafeBufferPointer { bytes throws(ImageFileError) in try writeChunk(type, bytes) }
+    }
+
+    /// A chunk: its length, its type, its data and the CRC-32 of type and data.
+    private func writeChunk(_ type: String, _ data: UnsafeBufferPointer<UInt8>) throws(ImageFileError) {
+        let name = Array(type.utf8)
+        var crc = mandel_crc32(0, name, name.count)
+        if data.count > 0 { crc = mandel_crc32(crc, data.baseAddress, data.count) }
+        try writeBytes(Self.bigEndian(UInt32(data.count)) + name)
+        if data.count > 0 { try writeBytes(data) }
+        try writeBytes(Self.bigEndian(crc))
+    }
+
+    private func writeBytes(_ bytes: [UInt8]) throws(ImageFileError) {
+        try bytes.withUnsafeBufferPointer { buffer throws(ImageFileError) in try writeBytes(buffer) }
+    }
+
+    private func writeBytes(_ bytes: UnsafeBufferPointer<UInt8>) throws(ImageFileError) {
+        errno = 0
+        guard fwrite(bytes.baseAddress, 1, bytes.count, output.stream) == bytes.count else {
+            throw output.writeFailure(errno: errno)
+        }
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    /// CMF 0x78 (deflate, 32 KiB window), then FLG: the level class in its top bits and a check
+    /// that makes `CMF·256 + FLG` a multiple of 31.
+    static func zlibHeader(level: Int32) -> [UInt8] {
+        let levelClass: UInt16 = level <= 1 ? 0 : level <= 5 ? 1 : level == 6 ? 2 : 3
+        let partial = 0x78 << 8 | levelClass << 6
+        let check = (31 - partial % 31) % 31
+        return [0x78, UInt8(levelClass << 6 | check)]
+    }
+}
+
+/// The staged slices of one compression: where they are and where their pieces go. Each
+/// slice is compressed by one thread, which writes only its own entries of `pieces` and `failures`.
+private struct SliceJob: @unchecked Sendable {
+    // @unchecked: the pointers are read-only rows, or entries that exactly one thread writes.
+    /// The first row of the first slice; `rowsBefore` rows before it are in memory too.
+    let first: UnsafePointer<UInt8>
+    let count: Int
+    let rowsBefore: Int
+    let windowRows: Int
+    let sliceRows: Int
+    let bytesPerRow: Int
+    let bytesPerPixel: Int
+    let inverts: Bool
+    let settings: mandel_deflate_settings
+    let endsImage: Bool
+    let pieces: UnsafeMutableBufferPointer<mandel_deflated_slice>
+    let failures: UnsafeMutableBufferPointer<String?>
+
+    func compress(_ slice: Int) {
+        let top = slice * sliceRows
+        let rowCount = min(sliceRows, count - top)
+        let previous = min(rowsBefore + top, windowRows)
+        let finish = endsImage && top + rowCount == count
+        var message = [CChar](repeating: 0, count: 256)
+        let status = mandel_deflate_slice(
+            first + top * bytesPerRow, UInt32(rowCount), bytesPerRow, bytesPerPixel, inverts ? 1 : 0, UInt32(previous),
+            settings, finish ? 1 : 0, &pieces[slice], &message, message.count)
+        if status != 0 { failures[slice] = String(nulTerminated: message) }
     }
 }
 
@@ -91,25 +287,12 @@ public enum PNGCompression: String, Sendable, CaseIterable {
     /// The Sub filter at zlib level 9: 5–15% smaller than balanced, 4–6× slower.
     case small
 
-    var shimValue: mandel_png_compression {
+    /// zlib's level and strategy. Filtered data gets `Z_FILTERED`, as libpng gives it.
+    var settings: mandel_deflate_settings {
         switch self {
-        case .fast: MANDEL_PNG_FAST
-        case .balanced: MANDEL_PNG_BALANCED
-        case .small: MANDEL_PNG_SMALL
+        case .fast: mandel_deflate_settings(level: 6, strategy: 3)  // Z_RLE
+        case .balanced: mandel_deflate_settings(level: 6, strategy: 1)  // Z_FILTERED
+        case .small: mandel_deflate_settings(level: 9, strategy: 1)
         }
     }
-}
-
-/// Calls `body` with C views of `texts` that live as long as the call.
-private func withTextChunks<Result>(
-    _ texts: [PNGWriter.TextChunk], _ body: (UnsafeBufferPointer<mandel_png_text>) -> Result
-) -> Result {
-    let keys = texts.map { strdup($0.key)! }
-    let values = texts.map { strdup($0.text)! }
-    defer {
-        keys.forEach { free($0) }
-        values.forEach { free($0) }
-    }
-    let chunks = zip(keys, values).map { mandel_png_text(key: $0, text: $1) }
-    return chunks.withUnsafeBufferPointer(body)
 }

@@ -86,6 +86,135 @@ struct PNGRoundTripTests {
         #expect(try PNGImage(contentsOf: folder + "/rows.png").pixels == pixels)
     }
 
+    /// A picture-like RGB image: gradients, with detail that deflate can match only nearby.
+    static func picture(width: Int, height: Int) -> [UInt8] {
+        var pixels: [UInt8] = []
+        pixels.reserveCapacity(width * height * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                pixels += [
+                    UInt8((x + y) / 3 % 256), UInt8(x * 255 / width), UInt8(truncatingIfNeeded: x * y / 29 + (x ^ y)),
+                ]
+            }
+        }
+        return pixels
+    }
+
+    /// Writes `pixels` in writes of `rowsPerWrite` rows and returns the file's bytes.
+    static func encode(
+        _ pixels: [UInt8], width: Int, height: Int, channels: Int = 3, bitDepth: Int = 8, workers: Int,
+        sliceBytes: Int, rowsPerWrite: Int, in folder: String
+    ) throws -> [UInt8] {
+        let path = folder + "/sliced-\(workers)-\(sliceBytes)-\(rowsPerWrite).png"
+        let output = try OutputFile(path: path)
+        let writer = try PNGWriter(
+            output: output, width: width, height: height, channels: channels, bitDepth: bitDepth, texts: [],
+            workers: workers, sliceBytes: sliceBytes)
+        let rowBytes = writer.bytesPerRow
+        try pixels.withUnsafeBufferPointer { all in
+            for top in stride(from: 0, to: height, by: rowsPerWrite) {
+                let count = min(rowsPerWrite, height - top)
+                try writer.write(
+                    rows: UnsafeBufferPointer(rebasing: all[(top * rowBytes)..<((top + count) * rowBytes)]),
+                    count: count)
+            }
+        }
+        try writer.finish()
+        try output.commit()
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    @Test(
+        "slices compressed on several threads are one stream that libpng reads back, and only the slice size changes a byte"
+    )
+    func slices() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Rows of 291 bytes: a 32 KiB dictionary reaches back over more than a hundred of them.
+        let (width, height) = (97, 300)
+        let pixels = Self.picture(width: width, height: height)
+        for sliceBytes in [1, 1000, 40_000, 1 << 20] {
+            var files: [[UInt8]] = []
+            for rowsPerWrite in [1, 7, 150, height] {
+                for workers in [1, 2, 5] {
+                    let bytes = try Self.encode(
+                        pixels, width: width, height: height, workers: workers, sliceBytes: sliceBytes,
+                        rowsPerWrite: rowsPerWrite, in: folder)
+                    files.append(bytes)
+                    let types = try PNGImage.checkStructure(
+                        of: bytes, path: "sliced", height: height, rowBytes: width * 3)
+                    #expect(types.first == "IHDR" && types.dropFirst().allSatisfy { $0 == "IDAT" || $0 == "IEND" })
+                    let path = folder + "/check.png"
+                    try Data(bytes).write(to: URL(fileURLWithPath: path))
+                    #expect(
+                        try PNGImage(contentsOf: path).pixels == pixels,
+                        "slices of \(sliceBytes) bytes, \(rowsPerWrite) rows a write, \(workers) workers")
+                }
+            }
+            // Not the worker count, nor how the rows were handed over.
+            #expect(Set(files).count == 1, "slices of \(sliceBytes) bytes")
+        }
+    }
+
+    @Test("slicing costs under 1% of the file against one slice")
+    func slicingCost() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (width, height) = (1000, 1000)
+        let pixels = Self.picture(width: width, height: height)
+        let whole = try Self.encode(
+            pixels, width: width, height: height, workers: 1, sliceBytes: 1 << 30, rowsPerWrite: height, in: folder)
+        let sliced = try Self.encode(
+            pixels, width: width, height: height, workers: 2, sliceBytes: PNGWriter.defaultSliceBytes,
+            rowsPerWrite: 64, in: folder)
+        #expect(Double(sliced.count) < Double(whole.count) * 1.01, "\(sliced.count) bytes against \(whole.count)")
+    }
+
+    @Test("each slice starts from the 32 KiB before it: rows that repeat across slices cost nothing again")
+    func dictionaries() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Twenty rows of noise, repeated: after the first twenty every row is a match 20 rows back,
+        // which a slice of 54 rows can make only through its dictionary.
+        let (width, height) = (100, 2000)
+        var generator = SystemRandomNumberGenerator()
+        let pattern = (0..<20 * width * 3).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let rowBytes = width * 3
+        var pixels: [UInt8] = []
+        for y in 0..<height {
+            let start = y % 20 * rowBytes
+            pixels += pattern[start..<(start + rowBytes)]
+        }
+        let whole = try Self.encode(
+            pixels, width: width, height: height, workers: 1, sliceBytes: 1 << 30, rowsPerWrite: height, in: folder)
+        let sliced = try Self.encode(
+            pixels, width: width, height: height, workers: 2, sliceBytes: 16 * 1024, rowsPerWrite: 100, in: folder)
+        // Without dictionaries each of the 38 slices would hold the 6 KB of noise again.
+        #expect(sliced.count < whole.count * 2, "\(sliced.count) bytes against \(whole.count)")
+    }
+
+    @Test("a bilevel row (1 for black, as in a PBM) is a 1-bit PNG whose black reads back as 0")
+    func bilevel() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (width, height) = (13, 5)
+        // Two bytes a row; pixel x of row y is black when (x + y) % 3 == 0.
+        var bits = [UInt8](repeating: 0, count: 2 * height)
+        for y in 0..<height {
+            for x in 0..<width where (x + y) % 3 == 0 { bits[y * 2 + x / 8] |= 0x80 >> UInt8(x % 8) }
+        }
+        let bytes = try Self.encode(
+            bits, width: width, height: height, channels: 1, bitDepth: 1, workers: 2, sliceBytes: 4, rowsPerWrite: 2,
+            in: folder)
+        _ = try PNGImage.checkStructure(of: bytes, path: "bilevel", height: height, rowBytes: 2)
+        let path = folder + "/bilevel.png"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let image = try PNGImage(contentsOf: path)
+        #expect(image.bitDepth == 1 && image.channels == 1)
+        let expected = (0..<height).flatMap { y in (0..<width).map { x in (x + y) % 3 == 0 ? UInt8(0) : 255 } }
+        #expect(image.pixels == expected)
+    }
+
     @Test("a PNG missing rows is refused and leaves nothing")
     func missingRows() throws {
         let folder = temporaryFolder()

@@ -19,9 +19,6 @@ final class BandWriter: BandSink, @unchecked Sendable {
     private var runningChecksum = PixelChecksum()
     private var busySeconds = 0.0
 
-    /// Rows encoded between two looks at the cancel flag.
-    static let rowsPerBlock = 32
-
     /// Takes over `stream`, whose header is already written.
     init(stream: ImageStream, cancellation: CancellationFlag) {
         self.stream = stream
@@ -34,10 +31,12 @@ final class BandWriter: BandSink, @unchecked Sendable {
             let start = MonotonicClock.nanoseconds()
             do {
                 try band.withBytes { bytes in
-                    for top in stride(from: 0, to: band.rows.count, by: Self.rowsPerBlock) {
+                    // Rows encoded between two looks at the cancel flag.
+                    let rowsPerBlock = self.stream.rowsPerWrite
+                    for top in stride(from: 0, to: band.rows.count, by: rowsPerBlock) {
                         // A cancel needs no more of this band: the file will be discarded.
                         if self.cancellation.isCancelled { return }
-                        let count = min(Self.rowsPerBlock, band.rows.count - top)
+                        let count = min(rowsPerBlock, band.rows.count - top)
                         let block = UnsafeBufferPointer(
                             rebasing: bytes[(top * self.stream.bytesPerRow)..<((top + count) * self.stream.bytesPerRow)]
                         )

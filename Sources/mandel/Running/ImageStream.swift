@@ -1,7 +1,7 @@
 import ImageFiles
 import MandelbrotCore
 
-/// A picture file written row by row, top to bottom: a PNG through libpng's row API, or a PBM.
+/// A picture file written row by row, top to bottom: a PNG compressed on several threads, or a PBM.
 ///
 /// The file is complete after ``finish()``; it appears at its path when the run's
 /// outputs are committed together.
@@ -18,10 +18,11 @@ final class ImageStream {
 
     /// Writes the header to `output`: the PNG's text chunks, or the PBM's size line.
     ///
+    /// - Parameter workers: The most threads compressing a PNG at once.
     /// - Throws: `ImageFileError` if the header cannot be written.
     init(
         output: OutputFile, format: ImageFormat, compression: PNGCompression, size: ImageSize, pixelFormat: PixelFormat,
-        texts: [PNGWriter.TextChunk]
+        texts: [PNGWriter.TextChunk], workers: Int
     ) throws(ImageFileError) {
         self.output = output
         bytesPerRow = pixelFormat.bytesPerRow(width: size.width)
@@ -30,12 +31,21 @@ final class ImageStream {
             encoder = .png(
                 try PNGWriter(
                     output: output, width: size.width, height: size.height, channels: pixelFormat.channels,
-                    bitDepth: pixelFormat.bitDepth, compression: compression, texts: texts))
+                    bitDepth: pixelFormat.bitDepth, compression: compression, texts: texts, workers: workers))
         case .pbm:
             precondition(pixelFormat != .rgb, "a PBM is written from bilevel or gray pixels")
             encoder = .pbm(
                 try PBMWriter(output: output, width: size.width, height: size.height),
                 bilevel: pixelFormat == .bilevel)
+        }
+    }
+
+    /// Rows worth handing over in one ``write(rows:count:)``: enough to keep a PNG's
+    /// compressing threads busy; a PBM has nothing to share out.
+    var rowsPerWrite: Int {
+        switch encoder {
+        case .png(let writer): writer.rowsPerWrite
+        case .pbm: 64
         }
     }
 

@@ -65,7 +65,7 @@ struct RenderSession {
         let writer = BandWriter(
             stream: try ImageStream(
                 output: image, format: format, compression: compression, size: job.size,
-                pixelFormat: job.pixelFormat, texts: facts.textChunks),
+                pixelFormat: job.pixelFormat, texts: facts.textChunks, workers: job.workers),
             cancellation: watch.cancellation)
         let meter = ProgressMeter(
             totalTiles: render.tilesPerRun, display: ProgressMeter.display(forced: visuals.progress))
@@ -140,7 +140,7 @@ enum PictureWriter {
             output: output, width: picture.width, height: picture.height, channels: 3,
             texts: [
                 .init(key: "Software", text: "mandel \(Mandel.version)")
-            ])
+            ], workers: ProcessorCount.available)
         try picture.bytes.withUnsafeBufferPointer { bytes throws(ImageFileError) in
             try writer.write(rows: bytes, count: picture.height)
         }
