@@ -34,6 +34,7 @@ let package = Package(
         .executable(name: "mandel", targets: ["mandel"]),
         .library(name: "MandelbrotCore", targets: ["MandelbrotCore"]),
         .library(name: "Platform", targets: ["Platform"]),
+        .library(name: "ImageFiles", targets: ["ImageFiles"]),
         .library(name: "MandelStrategies", targets: ["StrategyCatalog"]),
     ],
     dependencies: [

@@ -19,6 +19,7 @@ let package = Package(
                 .product(name: "MandelbrotCore", package: "mandel"),
                 .product(name: "MandelStrategies", package: "mandel"),
                 .product(name: "Platform", package: "mandel"),
+                .product(name: "ImageFiles", package: "mandel"),
             ],
             path: "Benchmarks/MandelBenchmarks",
             swiftSettings: [.unsafeFlags(["-Xcc", "-march=native"])],

@@ -1,6 +1,6 @@
 import Dispatch
 import PNGShim
-import Platform
+public import Platform
 
 /// Writes a PNG row by row (8-bit gray or RGB, or 1-bit gray), with text chunks saying
 /// how it was made, compressing slices of rows on several threads at once.
@@ -50,6 +50,8 @@ public final class PNGWriter {
     private let windowRows: Int
     private var keptRows = 0
     private var stagedRows = 0
+    /// Processor time the slices took on threads other than the writing one.
+    public private(set) var helperCPU = CPUTime.zero
 
     /// The default slice: big enough that the 32 KiB dictionary and the flush cost little, small
     /// enough that a band of a wide picture still makes a slice per worker.
@@ -168,10 +170,20 @@ public final class PNGWriter {
         if threads == 1 {
             for slice in 0..<slices { job.compress(slice) }
         } else {
-            // Each thread takes every `threads`-th slice: the slices are the same size.
+            // Each thread takes every `threads`-th slice: the slices are the same size. The caller
+            // takes part (so the work gets done even when every pool thread is busy); what the
+            // others spend is counted, so that a report can charge it to the encoder.
+            let caller = SystemThread.current
+            let spent = UnsafeMutableBufferPointer<CPUTime>.allocate(capacity: threads)
+            spent.initialize(repeating: .zero)
+            defer { spent.deallocate() }
+            let spentOnHelpers = HelperTimes(times: spent)
             DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                let start = CPUTime.currentThread()
                 for slice in stride(from: thread, to: slices, by: threads) { job.compress(slice) }
+                if SystemThread.current != caller { spentOnHelpers.times[thread] = CPUTime.currentThread().since(start) }
             }
+            helperCPU = spent.reduce(helperCPU) { $0.adding($1) }
         }
         if let reason = failures.lazy.compactMap({ $0 }).first {
             throw .writeFailed(path: output.path, reason: reason)
@@ -245,6 +257,12 @@ public final class PNGWriter {
         let check = (31 - partial % 31) % 31
         return [0x78, UInt8(levelClass << 6 | check)]
     }
+}
+
+/// Each helper thread's processor time, one entry per thread.
+private struct HelperTimes: @unchecked Sendable {
+    // @unchecked: each concurrentPerform iteration writes only its own entry.
+    let times: UnsafeMutableBufferPointer<CPUTime>
 }
 
 /// The staged slices of one compression: where they are and where their pieces go. Each

@@ -94,6 +94,9 @@ public enum SystemThread {
         return true
     }
 
+    /// The calling thread's identity, to tell threads apart.
+    public static var current: UInt { UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))) }
+
     private static let lastFailureCode = Locked<Int32>(0)
 
     /// `pthread_create`'s code the last time ``start(_:)`` failed; 0 if it never has.

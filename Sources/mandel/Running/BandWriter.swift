@@ -27,7 +27,8 @@ final class BandWriter: BandSink, @unchecked Sendable {
 
     func consume(_ band: FinishedBand, done: @escaping @Sendable (Result<CPUTime, any Error>) -> Void) {
         queue.async {
-            let startCPU = CPUTime.currentThread()
+            // The encoder's own threads count too: a report leaves out all of the writing.
+            let startCPU = CPUTime.currentThread().adding(self.stream.helperCPU)
             let start = MonotonicClock.nanoseconds()
             do {
                 try band.withBytes { bytes in
@@ -49,7 +50,7 @@ final class BandWriter: BandSink, @unchecked Sendable {
                 return
             }
             self.busySeconds += MonotonicClock.seconds(since: start)
-            done(.success(CPUTime.currentThread().since(startCPU)))
+            done(.success(CPUTime.currentThread().adding(self.stream.helperCPU).since(startCPU)))
         }
     }
 

@@ -1,5 +1,6 @@
 import ImageFiles
 import MandelbrotCore
+import Platform
 
 /// A picture file written row by row, top to bottom: a PNG compressed on several threads, or a PBM.
 ///
@@ -47,6 +48,11 @@ final class ImageStream {
         case .png(let writer): writer.rowsPerWrite
         case .pbm: 64
         }
+    }
+
+    /// Processor time the encoder spent on threads other than the writing one, so far.
+    var helperCPU: CPUTime {
+        if case .png(let writer) = encoder { writer.helperCPU } else { .zero }
     }
 
     /// Encodes and writes the next `count` rows.
