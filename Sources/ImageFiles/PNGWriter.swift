@@ -181,7 +181,9 @@ public final class PNGWriter {
             DispatchQueue.concurrentPerform(iterations: threads) { thread in
                 let start = CPUTime.currentThread()
                 for slice in stride(from: thread, to: slices, by: threads) { job.compress(slice) }
-                if SystemThread.current != caller { spentOnHelpers.times[thread] = CPUTime.currentThread().since(start) }
+                if SystemThread.current != caller {
+                    spentOnHelpers.times[thread] = CPUTime.currentThread().since(start)
+                }
             }
             helperCPU = spent.reduce(helperCPU) { $0.adding($1) }
         }

@@ -57,7 +57,8 @@ struct RenderSession {
                     + "and its file system has \(ByteCount(free)) free")
         }
         let render = try PictureRender(
-            job: job, bandHeight: bandRows, keepsCounts: visuals.costMap != nil, extraBytes: mapBytes,
+            job: job, bandHeight: bandRows, keepsCounts: visuals.costMap != nil,
+            extraBytes: Self.saturatingSum(mapBytes, encoderBytes),
             cancellation: watch.cancellation)
         let facts = RenderFacts(
             job: job, strategy: strategy, plan: render.plan, bandRows: bandRows, format: format, output: output)
@@ -107,6 +108,19 @@ struct RenderSession {
     private var mapBytes: Int {
         let pixels = job.size.pixelCount
         return (visuals.ownershipMap != nil ? pixels * 3 : 0) + (visuals.costMap != nil ? pixels * 7 : 0)
+    }
+
+    private static func saturatingSum(_ a: Int, _ b: Int) -> Int {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? .max : sum
+    }
+
+    /// Memory the PNG encoder keeps: the rows it stages for its slices.
+    private var encoderBytes: Int {
+        guard format == .png else { return 0 }
+        return PNGWriter.memoryNeeded(
+            width: job.size.width, channels: job.pixelFormat.channels, bitDepth: job.pixelFormat.bitDepth,
+            workers: job.workers)
     }
 
     /// Draws and writes the maps and the trace that were asked for, into their opened files.
