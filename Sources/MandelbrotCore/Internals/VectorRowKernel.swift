@@ -12,14 +12,14 @@
 /// every later step: death is sticky with no mask to carry, z at the escape
 /// step survives for smooth colouring, and nothing overflows into NaN. Lanes
 /// that must not iterate (past the row's end, or certainly in the set) start
-/// frozen at z = 3. Only the `any` test is batched, every `stepsPerCheck` steps.
+/// frozen at z = 3. The loop looks at whether any lane is alive every `stepsPerCheck` steps.
 enum VectorRowKernel {
     typealias Vector = SIMD8<Double>
     typealias Mask = SIMDMask<SIMD8<Int64>>
 
     static let lanes = Vector.scalarCount
     static let vectors = 4
-    static let stepsPerCheck = 8
+    static let stepsPerCheck = 4
 
     /// Counts a row and returns the sum of `min(count, usefulLimit)`.
     static func countRow(
