@@ -9,7 +9,7 @@ import Platform
 final class ImageStream {
     private enum Encoder {
         case png(PNGWriter)
-        case pbm(PBMWriter, bilevel: Bool)
+        case pbm(PBMWriter)
     }
 
     let output: OutputFile
@@ -34,10 +34,8 @@ final class ImageStream {
                     output: output, width: size.width, height: size.height, channels: pixelFormat.channels,
                     bitDepth: pixelFormat.bitDepth, compression: compression, texts: texts, workers: workers))
         case .pbm:
-            precondition(pixelFormat != .rgb, "a PBM is written from bilevel or gray pixels")
-            encoder = .pbm(
-                try PBMWriter(output: output, width: size.width, height: size.height),
-                bilevel: pixelFormat == .bilevel)
+            precondition(pixelFormat == .bilevel, "a PBM is written from bilevel pixels")
+            encoder = .pbm(try PBMWriter(output: output, width: size.width, height: size.height))
         }
     }
 
@@ -59,8 +57,7 @@ final class ImageStream {
     func write(rows: UnsafeBufferPointer<UInt8>, count: Int) throws(ImageFileError) {
         switch encoder {
         case .png(let writer): try writer.write(rows: rows, count: count)
-        case .pbm(let writer, bilevel: true): try writer.write(bits: rows, rows: count)
-        case .pbm(let writer, bilevel: false): try writer.write(gray: rows, rows: count)
+        case .pbm(let writer): try writer.write(bits: rows, rows: count)
         }
     }
 
