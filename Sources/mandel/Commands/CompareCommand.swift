@@ -42,7 +42,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
     @Flag(
         help:
-            "Add a row gcd+progress: gcd with the progress bar's dispatch source attached (not drawn), to measure its cost."
+            "Add a row gcd+progress: gcd with the progress meter's tile counter attached (not drawn), to measure its cost."
     )
     var progressOverhead = false
 
