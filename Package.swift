@@ -46,9 +46,9 @@ let package = Package(
         .target(name: "Platform", swiftSettings: sharedSwiftSettings),
 
         // MARK: - Compute core: views, kernels, work plans, buffers, colouring, the strategy contract
-        .target(name: "MandelbrotCore", dependencies: ["Platform", "BitShim"], swiftSettings: pixelSwiftSettings),
+        .target(name: "MandelbrotCore", dependencies: ["Platform", "AtomicShim"], swiftSettings: pixelSwiftSettings),
         // Byte-wide atomic updates for bilevel rows, which Swift's atomics cannot do on raw memory.
-        .target(name: "BitShim"),
+        .target(name: "AtomicShim"),
 
         // MARK: - Strategy drivers: one threading mechanism each, and the catalog that lists them
     ]

@@ -67,6 +67,11 @@ public struct ComparisonExport: Encodable {
         public let tilesAfterCancel: Double?
         public let cpuAfterCancel: Double?
         public let threadsRunningAfterCancel: Int?
+        public let merge: String?
+        public let mergeBatch: Int?
+        public let mergeBatches: Int?
+        public let mergeSeconds: Double?
+        public let mergeWaitSeconds: Double?
 
         enum CodingKeys: String, CodingKey {
             case strategy, times, min, median, max, mean, stddev, user, system, speedup, efficiency, imbalance, workers
@@ -82,6 +87,11 @@ public struct ComparisonExport: Encodable {
             case tilesAfterCancel = "tiles_after_cancel"
             case cpuAfterCancel = "cpu_after_cancel"
             case threadsRunningAfterCancel = "threads_running_after_cancel"
+            case merge
+            case mergeBatch = "merge_batch"
+            case mergeBatches = "merge_batches"
+            case mergeSeconds = "merge_seconds"
+            case mergeWaitSeconds = "merge_wait_seconds"
         }
 
         /// Every key is written, absent values as null: a reader need not guess whether a key exists.
@@ -113,6 +123,11 @@ public struct ComparisonExport: Encodable {
             try container.encode(tilesAfterCancel, forKey: .tilesAfterCancel)
             try container.encode(cpuAfterCancel, forKey: .cpuAfterCancel)
             try container.encode(threadsRunningAfterCancel, forKey: .threadsRunningAfterCancel)
+            try container.encode(merge, forKey: .merge)
+            try container.encode(mergeBatch, forKey: .mergeBatch)
+            try container.encode(mergeBatches, forKey: .mergeBatches)
+            try container.encode(mergeSeconds, forKey: .mergeSeconds)
+            try container.encode(mergeWaitSeconds, forKey: .mergeWaitSeconds)
         }
 
         init(_ result: StrategyResult, in comparison: StrategyComparison) {
@@ -143,13 +158,19 @@ public struct ComparisonExport: Encodable {
             tilesAfterCancel = behaviour.cancel?.tilesAfterCancel
             cpuAfterCancel = behaviour.cancel?.cpuAfterCancel
             threadsRunningAfterCancel = behaviour.cancel?.threadsRunningAfter
+            merge = behaviour.merge?.mechanism
+            mergeBatch = behaviour.merge?.batch
+            mergeBatches = behaviour.merge?.batches
+            mergeSeconds = behaviour.merge?.mergeSeconds
+            mergeWaitSeconds = behaviour.merge?.waitSeconds
         }
 
         static let csvHeader =
             "strategy,median,min,max,mean,stddev,median_ci_low,median_ci_high,user,system,speedup,efficiency,"
             + "imbalance,workers,threads_used,megapixels_per_second,iterations_per_second,checksum,verdict,"
             + "main_queue_p50,main_queue_p99,main_queue_max,missed_frames,heartbeat_ticks,peak_threads,"
-            + "peak_resident_bytes,cancel_latency,tiles_after_cancel,cpu_after_cancel,threads_running_after_cancel"
+            + "peak_resident_bytes,cancel_latency,tiles_after_cancel,cpu_after_cancel,threads_running_after_cancel,"
+            + "merge,merge_batch,merge_batches,merge_seconds,merge_wait_seconds"
 
         var csvLine: String {
             func number(_ value: Double?) -> String { value.map { String($0) } ?? "" }
@@ -162,7 +183,8 @@ public struct ComparisonExport: Encodable {
                 number(mainQueue?.p50), number(mainQueue?.p99), number(mainQueue?.max),
                 integer(mainQueue?.missedFrames), integer(mainQueue?.ticks), integer(peakThreads),
                 integer(peakResidentBytes), number(cancelLatency), number(tilesAfterCancel), number(cpuAfterCancel),
-                integer(threadsRunningAfterCancel),
+                integer(threadsRunningAfterCancel), merge ?? "", integer(mergeBatch), integer(mergeBatches),
+                number(mergeSeconds), number(mergeWaitSeconds),
             ].joined(separator: ",")
         }
     }
@@ -173,6 +195,8 @@ public struct ComparisonExport: Encodable {
         public let tile: String?
         /// Seconds each tile waited, for a sweep over `--tile-wait`.
         public let tileWait: Double?
+        /// Values per merge batch, for a sweep over `--merge-batch`.
+        public let mergeBatch: Int?
         public let results: [Row]
     }
 
@@ -202,7 +226,8 @@ public struct ComparisonExport: Encodable {
 
     /// The export of a `sweep` run: each point's comparison, keyed by workers or tile.
     public init(
-        sweep: [(workers: Int?, tile: String?, tileWait: Double?, comparison: StrategyComparison)], workload: Workload,
+        sweep: [(workers: Int?, tile: String?, tileWait: Double?, mergeBatch: Int?, comparison: StrategyComparison)],
+        workload: Workload,
         machine: MachineDescription, date: Date = Date()
     ) {
         command = "sweep"
@@ -213,7 +238,7 @@ public struct ComparisonExport: Encodable {
         process = nil
         points = sweep.map { point in
             Point(
-                workers: point.workers, tile: point.tile, tileWait: point.tileWait,
+                workers: point.workers, tile: point.tile, tileWait: point.tileWait, mergeBatch: point.mergeBatch,
                 results: point.comparison.results.map { Row($0, in: point.comparison) })
         }
     }
@@ -235,7 +260,9 @@ public struct ComparisonExport: Encodable {
                         + $0.csvLine
                 }
             }
-            return (["workers,tile,tile_wait," + Row.csvHeader] + lines).joined(separator: "\n") + "\n"
+            // A sweep over --merge-batch needs no column of its own: each row has its merge_batch.
+            return (["workers,tile,tile_wait," + Row.csvHeader] + lines).joined(separator: "\n")
+                + "\n"
         }
         return ([Row.csvHeader] + results.map(\.csvLine)).joined(separator: "\n") + "\n"
     }

@@ -44,8 +44,31 @@ public enum ComparisonTable {
             rows.append(row)
         }
         return align(rows, rightAligned: Set(1...(showsMainQueue ? 14 : 12)))
-            + "\ntimes in ms; * fastest; speedup against \(comparison.baselineName)'s median; imbal. = busiest worker / mean"
+            + "\ntimes in ms; * fastest; speedup against \(comparison.baselineName)'s median"
+            + (comparison.results.contains { $0.baseline != nil } ? " with the same merge" : "")
+            + "; imbal. = busiest worker / mean"
             + (showsMainQueue ? "; main p99/max = how late the main queue's heartbeat ran" : "")
+    }
+
+    /// The table of histogram colouring's sharing: per row, how its workers merged the
+    /// histogram and what that cost (medians per run).
+    public static func sharing(_ comparison: StrategyComparison) -> String {
+        let header = ["  strategy", "merge", "batch", "batches", "merging", "per batch", "waiting", "per batch"]
+        var rows = [header]
+        for result in comparison.results {
+            guard let merge = result.behaviour.merge else { continue }
+            rows.append([
+                "  " + result.strategy, merge.mechanism, String(merge.batch), String(merge.batches),
+                NumberFormat.milliseconds(merge.mergeSeconds),
+                merge.batches > 0 ? String(format: "%.2f", merge.mergeSeconds / Double(merge.batches) * 1e6) : "n/a",
+                NumberFormat.milliseconds(merge.waitSeconds),
+                merge.batches > 0 ? String(format: "%.2f", merge.waitSeconds / Double(merge.batches) * 1e6) : "n/a",
+            ])
+        }
+        return align(rows, rightAligned: Set(2..<header.count))
+            + "\nmerging = ms per run spent adding batches to the bins, wherever it ran; waiting = ms per run "
+            + "workers spent handing batches over (waiting for the lock, enqueueing a block), in wall time: with "
+            + "more threads than cores it includes time descheduled; per batch in µs"
     }
 
     /// The second table: threads, memory, missed frames and, after `--cancel-after`, how each

@@ -48,6 +48,28 @@ public struct StrategyBehaviour: Sendable {
         }
     }
 
+    /// What merging the histogram cost (histogram colouring only): medians over the runs.
+    public struct Merge: Sendable, Equatable {
+        /// The mechanism: queue, mutex, barrier, atomic or private.
+        public let mechanism: String
+        /// Values per batch.
+        public let batch: Int
+        /// Batches merged per run.
+        public let batches: Int
+        /// Seconds spent merging per run, wherever it ran.
+        public let mergeSeconds: Double
+        /// Seconds workers spent handing batches over per run (waiting for a lock, enqueueing).
+        public let waitSeconds: Double
+
+        public init(mechanism: String, batch: Int, batches: Int, mergeSeconds: Double, waitSeconds: Double) {
+            self.mechanism = mechanism
+            self.batch = batch
+            self.batches = batches
+            self.mergeSeconds = mergeSeconds
+            self.waitSeconds = waitSeconds
+        }
+    }
+
     /// Nil with `--heartbeat off`.
     public var mainQueue: MainQueue?
     /// The most threads the process had during any counted run; nil if not sampled.
@@ -58,6 +80,8 @@ public struct StrategyBehaviour: Sendable {
     public var cancel: Cancel?
     /// One sampled run's threads over time: one value per 10 ms, for the threads chart.
     public var threadsOverTime: [Int]
+    /// Nil unless the picture is histogram-coloured.
+    public var merge: Merge?
 
     public init(
         mainQueue: MainQueue? = nil, peakThreads: Int? = nil, peakResidentBytes: Int? = nil, cancel: Cancel? = nil,

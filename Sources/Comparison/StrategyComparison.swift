@@ -26,9 +26,13 @@ public struct StrategyComparison: Sendable {
     /// The baseline's result, if it was measured.
     public var baseline: StrategyResult? { results.first { $0.strategy == baselineName } }
 
+    /// The name of the row `result`'s speedup is measured against.
+    public func baselineName(for result: StrategyResult) -> String { result.baseline ?? baselineName }
+
     /// The baseline's median over this strategy's median, or nil without a baseline.
     public func speedup(of result: StrategyResult) -> Double? {
-        baseline.map { $0.wall.median / result.wall.median }
+        let name = baselineName(for: result)
+        return results.first { $0.strategy == name }.map { $0.wall.median / result.wall.median }
     }
 
     /// Speedup over the number of workers: 1 is perfect scaling.

@@ -22,13 +22,17 @@ public struct StrategyResult: Sendable {
     public let iterations: UInt64
     /// How it behaved beyond its speed.
     public let behaviour: StrategyBehaviour
+    /// The row its speedup is measured against, when not the comparison's baseline
+    /// (`serial/mutex` for `gcd/mutex`: the baseline sharing the histogram the same way).
+    public let baseline: String?
 
     /// Collects the results of a strategy's runs.
     public init(
         strategy: String, wallSeconds: [Double], userSeconds: Double, systemSeconds: Double, workers: Int,
         threadsUsed: Int, imbalance: Double, checksum: UInt64, pixels: Int, iterations: UInt64,
-        behaviour: StrategyBehaviour = StrategyBehaviour()
+        behaviour: StrategyBehaviour = StrategyBehaviour(), baseline: String? = nil
     ) {
+        self.baseline = baseline
         self.behaviour = behaviour
         self.strategy = strategy
         self.wall = SampleStatistics(wallSeconds)

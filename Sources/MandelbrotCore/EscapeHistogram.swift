@@ -1,40 +1,63 @@
+import AtomicShim
 import Dispatch
+import Platform
 import Synchronization
 
 /// The distribution of smooth escape values over a whole image: what histogram colouring spreads the palette over.
 ///
 /// A histogram render runs twice through the same strategy. In the first
 /// pass each tile collects the bins of its escaped samples in a ``Batch`` and
-/// ships them to the histogram's serial merge queue, which alone owns the
-/// counts: workers never wait on each other, and no lock is taken. When the
-/// pass completes, ``seal(then:)`` queues one more block behind every batch,
-/// which turns the counts into a cumulative distribution; the second pass
-/// then colours each sample by the fraction of escaped samples that escaped
-/// faster (``fraction(of:in:)``). The counts are integers, so the result does
-/// not depend on the order in which the batches arrive.
+/// merges each full batch by the mechanism its ``HistogramSharing`` names: a
+/// serial queue that owns the bins, a mutex, barrier blocks on a concurrent
+/// queue, atomic increments, or a histogram of the worker's own. When the pass
+/// completes, ``seal(then:)`` reads the bins (behind every batch) and turns them
+/// into a cumulative distribution; the second pass then colours each sample by
+/// the fraction of escaped samples that escaped faster (``fraction(of:in:)``).
+/// The counts are integers, so the result depends neither on the mechanism nor
+/// on the order in which the batches arrive.
 public final class EscapeHistogram: @unchecked Sendable {
-    // @unchecked: `counts` is touched only on `mergeQueue`. The distribution is
-    // published once, by seal's block on that queue, through an atomic reference
-    // (a release store; readers load it acquiring), so the colouring pass's
-    // workers see it whatever path the news of the seal took to start them: the
-    // render learns of it through a continuation, an edge ThreadSanitizer cannot see.
+    // @unchecked: the shared bins are touched only as the mechanism allows: on
+    // `serialQueue`; in barrier blocks on `concurrentQueue` (read in its `sync`);
+    // under `lock`; by atomic operations; or, for private, each histogram by the
+    // one worker that checked it out of `privatePool` (under its lock, which also
+    // orders the final sum after every worker's adds). `queuedMergeNanoseconds`
+    // is touched only in the queue's blocks. The distribution is published once,
+    // through an atomic reference (a release store; readers load it acquiring),
+    // so the colouring pass's workers see it whatever path the news of the seal
+    // took to start them: the render learns of it through a continuation, an
+    // edge ThreadSanitizer cannot see.
 
     /// The most bins kept, whatever the iteration limit: 8 MB of counts.
     static let maximumBins = 1 << 20
-    /// The most bin indices a batch holds before it is shipped (256 KB).
-    static let batchCapacity = 1 << 16
 
     /// Smooth values per bin: 1 unless the limit needs more than ``maximumBins`` bins.
     let binWidth: Double
     private let binCount: Int
-    private let mergeQueue = DispatchQueue(label: "mandel.histogram")
-    private var counts: [UInt64]
+    /// How workers merge their batches.
+    let sharing: HistogramSharing
+    /// The shared bins, for every mechanism but private.
+    private let counts: UnsafeMutablePointer<UInt64>
+    private let serialQueue = DispatchQueue(label: "mandel.histogram")
+    private let concurrentQueue = DispatchQueue(label: "mandel.histogram.barrier", attributes: .concurrent)
+    /// The mutex of `.mutex`, around the nanoseconds spent holding it.
+    private let lock = Locked<UInt64>(0)
+    /// Nanoseconds the queue's blocks spent merging (queue and barrier).
+    private var queuedMergeNanoseconds: UInt64 = 0
+    private let privatePool = Locked<PrivatePool>(PrivatePool())
+    private let workerMergeNanoseconds = Atomic<UInt64>(0)
+    private let workerWaitNanoseconds = Atomic<UInt64>(0)
+    private let batchCount = Atomic<Int>(0)
+    private let valueCount = Atomic<UInt64>(0)
     private let sealed = AtomicLazyReference<SealedDistribution>()
 
     /// The distribution in a box, so it can be published through an atomic reference.
     final class SealedDistribution: Sendable {
         let distribution: Distribution
-        init(_ distribution: Distribution) { self.distribution = distribution }
+        let statistics: MergeStatistics
+        init(_ distribution: Distribution, statistics: MergeStatistics) {
+            self.distribution = distribution
+            self.statistics = statistics
+        }
     }
 
     /// The cumulative counts the second pass reads.
@@ -46,18 +69,51 @@ public final class EscapeHistogram: @unchecked Sendable {
         let total: UInt64
     }
 
-    /// One worker's bins on their way to the merge queue: a tile fills one, then ships it.
+    /// Private histograms: each is checked out by one tile at a time, so there are as
+    /// many as tiles ever ran at once, not one per thread that ever took part.
+    private struct PrivatePool {
+        var free: [UnsafeMutablePointer<UInt64>] = []
+        var all: [UnsafeMutablePointer<UInt64>] = []
+    }
+
+    /// One tile's bins on their way to the histogram, and what merging them cost.
     struct Batch {
         var bins: [UInt32] = []
+        /// The tile's own histogram (private only).
+        var own: UnsafeMutablePointer<UInt64>?
+        var batches = 0
+        var values: UInt64 = 0
+        var mergeNanoseconds: UInt64 = 0
+        var waitNanoseconds: UInt64 = 0
     }
 
     /// An empty histogram for smooth values up to a little past `limit`.
-    public init(limit: Int) {
+    public init(limit: Int, sharing: HistogramSharing = .standard) {
         // An escape at the last step has a smooth value below limit + 2.
         let span = Double(limit) + 2
-        binCount = min(Self.maximumBins, Int(span.rounded(.up)))
+        binCount = Self.binCount(limit: limit)
         binWidth = span / Double(binCount)
-        counts = [UInt64](repeating: 0, count: binCount)
+        self.sharing = sharing
+        counts = .allocate(capacity: binCount)
+        counts.initialize(repeating: 0, count: binCount)
+    }
+
+    deinit {
+        counts.deallocate()
+        privatePool.withLock { pool in pool.all.forEach { $0.deallocate() } }
+    }
+
+    /// The bins of a histogram for `limit`.
+    static func binCount(limit: Int) -> Int {
+        min(maximumBins, Int((Double(limit) + 2).rounded(.up)))
+    }
+
+    /// The memory a histogram for `limit` needs: its bins, the distribution's two arrays,
+    /// and for `.private` one histogram per worker of `workers`.
+    static func bytesNeeded(limit: Int, sharing: HistogramSharing, workers: Int) -> Int {
+        let histograms = 3 + (sharing.merge == .private ? workers : 0)
+        let (bytes, overflow) = binCount(limit: limit).multipliedReportingOverflow(by: histograms * 8)
+        return overflow ? .max : bytes
     }
 
     /// The bin of a smooth value, clamped into range.
@@ -65,46 +121,153 @@ public final class EscapeHistogram: @unchecked Sendable {
         min(binCount - 1, max(0, Int(Double(value) / binWidth)))
     }
 
-    /// Adds the escaped samples of one row segment (those with a count below `limit`) to `batch`,
-    /// shipping it to the merge queue when it is full.
+    /// A tile's empty batch (with its own histogram checked out, for `.private`).
+    func makeBatch() -> Batch {
+        var batch = Batch()
+        batch.bins.reserveCapacity(min(sharing.batch, 1 << 12))
+        if sharing.merge == .private {
+            batch.own = privatePool.withLock { pool in
+                if let free = pool.free.popLast() { return free }
+                let fresh = UnsafeMutablePointer<UInt64>.allocate(capacity: binCount)
+                fresh.initialize(repeating: 0, count: binCount)
+                pool.all.append(fresh)
+                return fresh
+            }
+        }
+        return batch
+    }
+
+    /// Adds the escaped samples of one row segment (those with a count below `limit`) to
+    /// `batch`, merging it each time it holds ``HistogramSharing/batch`` values.
     func add(counts: UnsafePointer<UInt32>, values: UnsafePointer<Float>, count: Int, limit: Int, to batch: inout Batch)
     {
         let limit = UInt32(limit)
+        let capacity = sharing.batch
         for index in 0..<count where counts[index] < limit {
             batch.bins.append(UInt32(bin(of: values[index])))
+            if batch.bins.count == capacity { merge(&batch) }
         }
-        if batch.bins.count >= Self.batchCapacity { ship(&batch) }
     }
 
-    /// Sends `batch`'s bins to the merge queue and empties it; returns at once.
-    func ship(_ batch: inout Batch) {
-        guard !batch.bins.isEmpty else { return }
-        let bins = batch.bins
+    /// Merges what is left of a tile's batch, returns its own histogram and adds up what
+    /// merging cost. Call it once per batch, before the tile counts as done (and so before the seal).
+    func finish(_ batch: inout Batch) {
+        merge(&batch)
+        if let own = batch.own {
+            privatePool.withLock { $0.free.append(own) }
+            batch.own = nil
+        }
+        workerMergeNanoseconds.add(batch.mergeNanoseconds, ordering: .relaxed)
+        workerWaitNanoseconds.add(batch.waitNanoseconds, ordering: .relaxed)
+        batchCount.add(batch.batches, ordering: .relaxed)
+        valueCount.add(batch.values, ordering: .relaxed)
+    }
+
+    /// Merges `batch`'s bins by the mechanism and empties it.
+    private func merge(_ batch: inout Batch) {
+        let count = batch.bins.count
+        guard count > 0 else { return }
+        batch.batches += 1
+        batch.values += UInt64(count)
+        let start = MonotonicClock.nanoseconds()
+        switch sharing.merge {
+        case .queue, .barrier:
+            // The block takes the array; the batch starts a new one (an allocation the hand-off pays).
+            let bins = batch.bins
+            batch.bins = []
+            batch.bins.reserveCapacity(min(sharing.batch, 1 << 12))
+            if sharing.merge == .queue {
+                serialQueue.async { self.addQueued(bins) }
+            } else {
+                concurrentQueue.async(flags: .barrier) { self.addQueued(bins) }
+            }
+            batch.waitNanoseconds += MonotonicClock.nanoseconds() - start
+            return
+        case .mutex:
+            let held = batch.bins.withUnsafeBufferPointer { bins in
+                lock.withLock { heldNanoseconds in
+                    let acquired = MonotonicClock.nanoseconds()
+                    for bin in bins { counts[Int(bin)] += 1 }
+                    heldNanoseconds += MonotonicClock.nanoseconds() - acquired
+                    return acquired
+                }
+            }
+            batch.waitNanoseconds += held - start
+        case .atomic:
+            batch.bins.withUnsafeBufferPointer { bins in
+                mandel_increment_bins(counts, bins.baseAddress!, bins.count)
+            }
+            batch.mergeNanoseconds += MonotonicClock.nanoseconds() - start
+        case .private:
+            let own = batch.own!
+            for bin in batch.bins { own[Int(bin)] += 1 }
+            batch.mergeNanoseconds += MonotonicClock.nanoseconds() - start
+        }
         batch.bins.removeAll(keepingCapacity: true)
-        mergeQueue.async {
-            for bin in bins { self.counts[Int(bin)] += 1 }
+    }
+
+    /// A queue's block: adds `bins` to the shared bins (on the serial queue, or as a barrier).
+    private func addQueued(_ bins: [UInt32]) {
+        let start = MonotonicClock.nanoseconds()
+        for bin in bins { counts[Int(bin)] += 1 }
+        queuedMergeNanoseconds += MonotonicClock.nanoseconds() - start
+    }
+
+    /// The bins as the mechanism lets a reader see them, and the nanoseconds merging took
+    /// where only the mechanism knows it. Runs off the main queue: it may wait.
+    private func readBins() -> (bins: [UInt64], mergeNanoseconds: UInt64) {
+        func copy() -> [UInt64] { Array(UnsafeBufferPointer(start: counts, count: binCount)) }
+        switch sharing.merge {
+        case .queue: return serialQueue.sync { (copy(), queuedMergeNanoseconds) }
+        case .barrier: return concurrentQueue.sync { (copy(), queuedMergeNanoseconds) }
+        case .mutex: return lock.withLock { held in (copy(), held) }
+        case .atomic:
+            var bins = [UInt64](repeating: 0, count: binCount)
+            bins.withUnsafeMutableBufferPointer { mandel_load_counts(counts, $0.baseAddress!, binCount) }
+            return (bins, 0)
+        case .private:
+            // The one merge of the private histograms: summed once, after the pass.
+            let start = MonotonicClock.nanoseconds()
+            var bins = [UInt64](repeating: 0, count: binCount)
+            privatePool.withLock { pool in
+                for own in pool.all {
+                    for index in 0..<binCount { bins[index] += own[index] }
+                }
+            }
+            return (bins, MonotonicClock.nanoseconds() - start)
         }
     }
 
     /// Freezes the first pass's counts into the distribution the second pass reads,
-    /// then calls `completion` on the merge queue.
+    /// then calls `completion` on a global queue.
     ///
-    /// Call it once every batch of the first pass has been shipped (after the
-    /// pass's completion): the merge queue is serial, so this runs after them.
-    /// It takes time proportional to the bins (at most ``maximumBins``), not the pixels.
+    /// Call it once every tile of the first pass has finished its batch (after the
+    /// pass's completion): every mechanism's read comes after every merge (the queues'
+    /// reads are queued behind their blocks). It takes time proportional to the bins
+    /// (at most ``maximumBins``, times the private histograms), not the pixels.
     public func seal(then completion: @escaping @Sendable () -> Void) {
-        mergeQueue.async {
+        DispatchQueue.global().async {
+            let (counts, queued) = self.readBins()
             var below = [UInt64](repeating: 0, count: self.binCount)
             var running: UInt64 = 0
-            for (index, count) in self.counts.enumerated() {
+            for (index, count) in counts.enumerated() {
                 below[index] = running
                 running += count
             }
+            let statistics = MergeStatistics(
+                sharing: self.sharing, batches: self.batchCount.load(ordering: .relaxed),
+                values: self.valueCount.load(ordering: .relaxed),
+                mergeSeconds: Double(queued + self.workerMergeNanoseconds.load(ordering: .relaxed)) / 1e9,
+                waitSeconds: Double(self.workerWaitNanoseconds.load(ordering: .relaxed)) / 1e9)
             _ = self.sealed.storeIfNil(
-                SealedDistribution(Distribution(below: below, inside: self.counts, total: running)))
+                SealedDistribution(
+                    Distribution(below: below, inside: counts, total: running), statistics: statistics))
             completion()
         }
     }
+
+    /// What merging cost, once sealed; nil before.
+    var statistics: MergeStatistics? { sealed.load()?.statistics }
 
     /// The sealed distribution; traps if the first pass has not been sealed.
     func distribution() -> Distribution {

@@ -38,12 +38,15 @@ public final class PictureRender: Sendable {
     ///   - keepsCounts: Keep every pixel's escape count in ``counts``; traps unless the picture is one band.
     ///   - extraBytes: Memory the caller will need beside the render's (for pictures it draws from it),
     ///     counted in the check below.
+    ///   - histogramMerges: The ways runs may merge a histogram, for the same check (private needs
+    ///     a histogram per worker).
     ///   - cancellation: The flag that stops a run.
     /// - Throws: ``RenderFailure/outOfMemory(bytes:purpose:available:)`` when the render (with
     ///   `extraBytes`) needs more memory than the process can have, found before allocating, or
     ///   when an allocation fails.
     public init(
         job: RenderJob, bandHeight: Int? = nil, keepsCounts: Bool = false, extraBytes: Int = 0,
+        histogramMerges: [HistogramMerge] = [HistogramSharing.standard.merge],
         cancellation: CancellationFlag = CancellationFlag()
     ) throws(RenderFailure) {
         if job.isBenchmarksGame {
@@ -51,8 +54,9 @@ public final class PictureRender: Sendable {
         }
         let plan = job.plan(bandHeight: bandHeight)
         precondition(!keepsCounts || plan.bandCount == 1, "escape counts are kept for a picture rendered whole")
-        let needed = Self.bytesNeeded(for: job, plan: plan, keepsCounts: keepsCounts).addingReportingOverflow(
-            extraBytes)
+        let needed = Self.bytesNeeded(
+            for: job, plan: plan, keepsCounts: keepsCounts, mergesPrivately: histogramMerges.contains(.private)
+        ).addingReportingOverflow(extraBytes)
         let bytes = needed.overflow ? Int.max : needed.partialValue
         if let available = ResourceLimits.memoryAvailable(), bytes > available {
             throw .outOfMemory(bytes: bytes, purpose: "a \(job.size) picture", available: available)
@@ -83,8 +87,17 @@ public final class PictureRender: Sendable {
     public var tilesPerRun: Int { plan.tileCount * job.passes.count }
 
     /// The memory a render of `job` needs, before the process's own: band buffers, the
-    /// sample grid's columns, tile records, the escape counts if kept, and the histogram.
-    public static func bytesNeeded(for job: RenderJob, plan: WorkPlan, keepsCounts: Bool) -> Int {
+    /// sample grid's columns, tile records, the escape counts if kept, and the histogram
+    /// (a histogram per worker besides if workers may merge into histograms of their own).
+    public static func bytesNeeded(
+        for job: RenderJob, plan: WorkPlan, keepsCounts: Bool, mergesPrivately: Bool = false
+    ) -> Int {
+        let histogramBytes =
+            job.colorScheme == .histogram
+            ? EscapeHistogram.bytesNeeded(
+                limit: job.kernelLimit,
+                sharing: HistogramSharing(merge: mergesPrivately ? .private : .queue, batch: 1), workers: job.workers)
+            : 0
         let inFlight = bandsInFlight(for: plan)
         let terms: [(Int, Int)] = [
             (inFlight * plan.bandHeight, job.pixelFormat.bytesPerRow(width: job.size.width)),
@@ -93,7 +106,7 @@ public final class PictureRender: Sendable {
             // A picture rendered whole reports every tile of every pass.
             (plan.bandCount == 1 ? plan.tileCount : 0, job.passes.count * MemoryLayout<TileRecord>.stride),
             (keepsCounts ? job.size.pixelCount : 0, MemoryLayout<UInt32>.stride),
-            (job.colorScheme == .histogram ? EscapeHistogram.maximumBins : 0, 3 * MemoryLayout<UInt64>.stride),
+            (histogramBytes, 1),
         ]
         var total = 0
         for (count, size) in terms {
@@ -119,6 +132,7 @@ public final class PictureRender: Sendable {
     ///   - tileWait: A wait after each tile's pixels, blocking or the mechanism's own non-blocking way
     ///     (``RenderStrategy/asynchronousWait``; a mechanism without one blocks).
     ///   - runCancellation: A flag for this run only, instead of ``cancellation``.
+    ///   - sharing: How histogram colouring's workers merge their escape values (the pixels do not depend on it).
     ///   - onTileFinished: Called on the worker's thread after each finished tile of every pass; cheap and thread-safe.
     /// - Returns: The report. `wallSeconds` runs from the first pass's start to the last pass's
     ///   completion; the sink's writing of the last bands comes after it.
@@ -127,7 +141,7 @@ public final class PictureRender: Sendable {
     public func run(
         _ strategy: any RenderStrategy, sink: (any BandSink)? = nil, cancellationMode: CancellationMode = .flag,
         tileWait: TileWait = .none, cancellation runCancellation: CancellationFlag? = nil,
-        onTileFinished: (@Sendable () -> Void)? = nil
+        sharing: HistogramSharing = .standard, onTileFinished: (@Sendable () -> Void)? = nil
     ) async throws -> RenderReport {
         // A run may have a flag of its own (a planned cancel of one run among many); ``cancellation`` otherwise.
         let cancellation = runCancellation ?? self.cancellation
@@ -139,7 +153,7 @@ public final class PictureRender: Sendable {
         }
         let start = MonotonicClock.nanoseconds()
         let startCPU = CPUTime.now()
-        let histogram = job.colorScheme == .histogram ? EscapeHistogram(limit: job.kernelLimit) : nil
+        let histogram = job.colorScheme == .histogram ? EscapeHistogram(limit: job.kernelLimit, sharing: sharing) : nil
         let samples = SampleCounter(job: job, grid: grid)
         let registry = WorkerRegistry()
         var records: [RenderPass: [TileRecord]] = [:]
@@ -152,7 +166,8 @@ public final class PictureRender: Sendable {
                 cpu: CPUTime.now().since(startCPU).since(sinkCPU), tiles: records[.coloring] ?? [],
                 countingTiles: records[.counting] ?? [], plannedWorkers: strategy.concurrentWorkers(for: plan),
                 cancelRequestedSeconds: cancellation.cancelledAt.map { Double(Int64(bitPattern: $0 &- start)) / 1e9 },
-                processorNanosecondsAtCompletion: endProcessorTime, startNanoseconds: start)
+                processorNanosecondsAtCompletion: endProcessorTime, startNanoseconds: start,
+                merge: histogram?.statistics)
         }
 
         for pass in job.passes {

@@ -21,12 +21,15 @@ public struct RenderReport: Sendable {
     public let startNanoseconds: UInt64
     /// The process's processor time when the last pass completed, from ``ProcessorClock``.
     public let processorNanosecondsAtCompletion: UInt64?
+    /// What merging the histogram cost (histogram colouring only, once its counting pass is sealed).
+    public let merge: MergeStatistics?
 
     public init(
         strategy: String, wallSeconds: Double, cpu: CPUTime, tiles: [TileRecord], countingTiles: [TileRecord] = [],
         plannedWorkers: Int, cancelRequestedSeconds: Double? = nil, processorNanosecondsAtCompletion: UInt64? = nil,
-        startNanoseconds: UInt64 = 0
+        startNanoseconds: UInt64 = 0, merge: MergeStatistics? = nil
     ) {
+        self.merge = merge
         self.startNanoseconds = startNanoseconds
         self.cancelRequestedSeconds = cancelRequestedSeconds
         self.processorNanosecondsAtCompletion = processorNanosecondsAtCompletion

@@ -87,6 +87,66 @@ struct CompareCommandTests {
         #expect(try seriesCount(inSVG: folder + "/s.svg") == 3)
     }
 
+    @Test("compare --merges: a row per strategy and mechanism, the same pixels, what merging cost in every output")
+    func merges() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let merges = ["queue", "mutex", "barrier", "atomic", "private"]
+        let result = try MandelProcess.run(
+            [
+                "compare", "--size", "64x48", "--color", "histogram", "--iterations", "300", "--tile", "16",
+                "--strategies", "gcd", "--merges", merges.joined(separator: ","), "--merge-batch", "8",
+                "--warmup", "0", "--runs", "2", "--json", "m.json", "--csv", "m.csv",
+            ], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let names = ["serial", "gcd"].flatMap { strategy in merges.map { "\(strategy)/\($0)" } }
+        let object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/m.json")))
+            as! [String: Any]
+        let rows = object["results"] as! [[String: Any]]
+        #expect(rows.map { $0["strategy"] as! String } == names)
+        #expect(rows.map { $0["merge"] as! String } == merges + merges)
+        #expect(rows.allSatisfy { $0["merge_batch"] as? Int == 8 })
+        #expect(rows.allSatisfy { ($0["merge_seconds"] as! Double) > 0 })
+        #expect(rows.allSatisfy { $0["merge_wait_seconds"] is Double })
+        #expect(Set(rows.map { $0["checksum"] as! String }).count == 1, "every mechanism drew the same pixels")
+        let csv = try String(contentsOfFile: folder + "/m.csv", encoding: .utf8).split(separator: "\n")
+        #expect(csv[0].hasSuffix(",merge,merge_batch,merge_batches,merge_seconds,merge_wait_seconds"))
+        #expect(csv.count == 11)
+        for name in names { #expect(result.standardOutput.contains("  \(name) "), "no sharing row for \(name)") }
+        #expect(result.standardOutput.contains("waiting = ms per run workers spent handing batches over"))
+    }
+
+    @Test("sweep --merge-batch: a point per batch size, a row per mechanism, the sharing cost in a chart")
+    func mergeBatchSweep() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            [
+                "sweep", "--size", "48", "--color", "histogram", "--merge-batch", "1,64", "--merge", "queue,atomic",
+                "--strategies", "thread", "--warmup", "0", "--runs", "1", "--json", "s.json", "--chart", "s.svg",
+            ], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/s.json")))
+            as! [String: Any]
+        let points = object["points"] as! [[String: Any]]
+        #expect(points.map { $0["merge_batch"] as? Int } == [1, 64])
+        for (point, batch) in zip(points, [1, 64]) {
+            let rows = point["results"] as! [[String: Any]]
+            #expect(
+                rows.map { $0["strategy"] as! String } == [
+                    "serial/queue", "serial/atomic", "thread/queue", "thread/atomic",
+                ])
+            #expect(rows.allSatisfy { $0["merge_batch"] as? Int == batch })
+        }
+        // Batches of one value merge every escaped sample alone: many more batches than at 64.
+        let batches = points.map { (($0["results"] as! [[String: Any]])[0]["merge_batches"] as! Int) }
+        #expect(batches[0] > 32 * batches[1])
+        #expect(try seriesCount(inSVG: folder + "/s.svg") == 2, "the baseline's own rows are left out")
+        #expect(result.standardOutput.contains("merging + workers handing over"))
+    }
+
     @Test(
         "bad measurement options are refused before anything runs",
         arguments: [

@@ -98,6 +98,17 @@ struct ParsingTests {
         (["-o", "-", "--json"], "-o - writes to standard output, where --json would write the report too"),
         (["--trace", "-", "--json"], "--trace - writes to standard output"),
         (["-o", "-", "--trace", "-"], "-o and --trace name the same file"),
+        (
+            ["--merge", "mutex"],
+            "--merge says how histogram colouring's workers share the histogram; add --color histogram"
+        ),
+        (["--merge-batch", "16", "--color", "gray"], "--merge-batch says how histogram colouring's workers share"),
+        (["--color", "histogram", "--merge", "queue,mutex"], "--merge takes one value for mandel render"),
+        (["--color", "histogram", "--merge-batch", "1,2"], "--merge-batch takes one value for mandel render"),
+        (["--color", "histogram", "--merge", "spinlock"], "unknown merge 'spinlock'; choose from queue, mutex"),
+        (["--color", "histogram", "--merge-batch", "0"], "--merge-batch must be from 1 to 1048576 (got 0)"),
+        (["--color", "histogram", "--merge-batch", "1048577"], "--merge-batch must be from 1 to 1048576"),
+        (["--color", "histogram", "--merge-batch", "1e3"], "give a whole number"),
     ]
 
     @Test(
@@ -122,6 +133,16 @@ struct ParsingTests {
         (["sweep", "--workers", "1,x"], "give a whole number"),
         (["sweep", "--workers", "1,1,1"], "--workers lists 1 more than once"),
         (["sweep", "--tile", "8,16x8"], "--tile lists square tiles"),
+        (["compare", "--merges", "queue,mutex"], "add --color histogram"),
+        (
+            ["compare", "--color", "histogram", "--merge-batch", "1,16"],
+            "--merge-batch takes one value for mandel compare"
+        ),
+        (["compare", "--color", "histogram", "--merge", "mutex,mutex"], "--merge lists mutex more than once"),
+        (["sweep", "--merge-batch", "1,16"], "add --color histogram"),
+        (["sweep", "--color", "histogram", "--merge-batch", "1,16", "--workers", "1,2"], "sweep one axis at a time"),
+        (["sweep", "--color", "histogram", "--merge-batch", "16,16"], "--merge-batch lists 16 more than once"),
+        (["sweep", "--color", "histogram", "--merges", "queue,atomic"], "give a list to --workers"),
     ]
 
     @Test("compare and sweep refuse bad measurement options the same way", arguments: measurementRefusals)

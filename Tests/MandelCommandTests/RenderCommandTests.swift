@@ -29,6 +29,33 @@ struct RenderCommandTests {
         #expect(image.texts["Software"]?.hasPrefix("mandel ") == true)
     }
 
+    @Test("render --merge: every mechanism writes the same file, and the line and the JSON say what merging cost")
+    func merge() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var files: [Data] = []
+        for merge in ["queue", "mutex", "barrier", "atomic", "private"] {
+            let arguments = [
+                "render", "--size", "80x60", "--color", "histogram", "--strategy", "gcd", "--merge", merge,
+                "--merge-batch", "32", "-o", "\(merge).png",
+            ]
+            let line = try MandelProcess.run(arguments, in: folder)
+            #expect(line.status == 0, "\(line.standardError)")
+            #expect(line.standardOutput.contains(" | merge \(merge), batch 32: "), "\(line.standardOutput)")
+            let json = try MandelProcess.run(arguments + ["--json"], in: folder)
+            let object = try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as! [String: Any]
+            #expect(object["merge"] as? String == merge)
+            #expect(object["merge_batch"] as? Int == 32)
+            #expect((object["merge_batches"] as? Int ?? 0) > 0)
+            #expect(object["merge_seconds"] is Double && object["merge_wait_seconds"] != nil)
+            files.append(try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(merge).png")))
+        }
+        #expect(Set(files).count == 1, "the file does not depend on the merge")
+        let plain = try MandelProcess.run(["render", "--size", "40", "--json", "-o", "p.png"], in: folder)
+        let object = try JSONSerialization.jsonObject(with: Data(plain.standardOutput.utf8)) as! [String: Any]
+        #expect(object["merge"] is NSNull, "no histogram, no merge")
+    }
+
     @Test("every strategy writes the same pixels")
     func identicalPixels() throws {
         let folder = temporaryFolder()

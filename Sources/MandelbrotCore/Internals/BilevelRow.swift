@@ -1,4 +1,4 @@
-import BitShim
+import AtomicShim
 
 /// Writes runs of bilevel pixels into a row, eight to a byte, the leftmost in the high bit.
 ///

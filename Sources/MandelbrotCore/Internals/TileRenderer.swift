@@ -33,7 +33,9 @@ struct CountingTileRenderer: TileRenderer {
     func render(_ rect: PixelRect, into target: BandTarget?, isCancelled: () -> Bool) -> UInt64? {
         let k = supersampling
         let segment = min(rect.width * k, segmentWidth)
-        var batch = EscapeHistogram.Batch()
+        var batch = histogram.makeBatch()
+        // Finished before the tile counts as done, so before the pass's completion and the seal.
+        defer { histogram.finish(&batch) }
         var iterations: UInt64 = 0
         let finished = withUnsafeTemporaryAllocation(byteCount: segment * 8, alignment: 8) { scratch in
             let counts = scratch.baseAddress!.bindMemory(to: UInt32.self, capacity: segment)
@@ -48,10 +50,7 @@ struct CountingTileRenderer: TileRenderer {
             }
             return true
         }
-        guard finished else { return nil }
-        // Shipped before the tile counts as done, so before the pass's completion and the seal.
-        histogram.ship(&batch)
-        return iterations
+        return finished ? iterations : nil
     }
 }
 

@@ -34,6 +34,9 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     @OptionGroup(title: "Behaviour")
     var behaviour: BehaviourOptions
 
+    @OptionGroup(title: "Sharing the histogram")
+    var sharing: SharingOptions
+
     @Option(
         help: ArgumentHelp(
             "Write each strategy's ownership map (from its last run) into this existing folder as <strategy>.png.",
@@ -85,6 +88,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         try work.validateSingleValues(command: "compare", size: view.size)
         try validateDistinctOutputs(measurement.outputs + behaviourCharts + mapOutputs)
         try behaviour.validateSingleWait(command: "compare")
+        try sharing.validate(for: view.colorScheme, command: "compare", lists: ["--merge"])
         if latencyChart != nil && behaviour.heartbeatNanoseconds == nil {
             throw ValidationError("--latency-chart draws what the heartbeat measures; remove --heartbeat off")
         }
@@ -95,11 +99,18 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
     /// The rows, in order.
     var entries: [MeasurementSession.Entry] {
-        measurement.strategyList.map { MeasurementSession.Entry(strategy: $0) }
+        MeasurementSession.Entry.grid(measurement.strategyList, sharings: sharing.sharings())
             + (progressOverhead
-                ? [MeasurementSession.Entry(strategy: StrategyCatalog.recommended, reportsProgress: true)] : [])
+                ? [
+                    MeasurementSession.Entry(
+                        strategy: StrategyCatalog.recommended, reportsProgress: true, sharing: sharing.sharing)
+                ] : [])
             + (heartbeatOverhead
-                ? [MeasurementSession.Entry(strategy: StrategyCatalog.recommended, heartbeat: false)] : [])
+                ? [
+                    MeasurementSession.Entry(
+                        strategy: StrategyCatalog.recommended, heartbeat: false, sharing: sharing.sharing)
+                ]
+                : [])
     }
 
     private var mapOutputs: [(option: String, path: String)] {
@@ -129,7 +140,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         let report = measurement.report
         try report.line(
             WorkloadText.describe(job, warmup: measurement.warmup, runs: measurement.runs)
-                + WorkloadText.describe(behaviour))
+                + WorkloadText.describe(behaviour) + WorkloadText.describe(sharing, for: job))
         let entries = self.entries
         let session = MeasurementSession(
             entries: entries, job: job, warmup: measurement.warmup, runs: measurement.runs,
@@ -149,6 +160,9 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         }
         if behaviour.cancelAfter != nil {
             try report.line("runs cancelled on purpose: pixels not compared, checksums 0")
+        }
+        if comparison.results.contains(where: { $0.behaviour.merge != nil }) {
+            try report.line("\n" + ComparisonTable.sharing(comparison))
         }
         try report.line(WorkloadText.summary(of: comparison))
 

@@ -53,6 +53,9 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     @OptionGroup(title: "Behaviour")
     var behaviour: BehaviourOptions
 
+    @OptionGroup(title: "Sharing the histogram")
+    var sharing: SharingOptions
+
     @Option(
         parsing: .unconditional,
         help: "Seconds the render may still take after SIGTERM before it is cancelled, 0…3600.",
@@ -81,6 +84,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
         try validateGrace(grace)
         try work.validateSingleValues(command: "render", size: view.size)
         try behaviour.validateSingleWait(command: "render")
+        try sharing.validate(for: view.colorScheme, command: "render", lists: [])
         if format == .pbm && view.samplesPerAxis > 1 {
             throw ValidationError(
                 "--format pbm has one bit per pixel; --supersample blends edges into gray, so use --format png")
@@ -133,7 +137,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
             try await RenderSession(
                 job: job, strategy: strategy.strategy, output: output, format: format,
                 compression: compression ?? .balanced, json: json, visuals: visuals, bandRows: bandRows(for: job),
-                behaviour: behaviour, watch: watch
+                behaviour: behaviour, sharing: sharing.sharing, watch: watch
             ).run()
         }
     }

@@ -10,6 +10,7 @@ enum SweepAxis: String {
     case workers
     case tile
     case tileWait = "tile wait"
+    case mergeBatch = "merge batch"
 }
 
 /// One value of the swept axis and what was measured there.
@@ -23,6 +24,7 @@ struct SweepPoint {
         case .workers: "\(Int(value)) workers"
         case .tile: "tile \(Int(value))"
         case .tileWait: "wait \(NumberFormat.decimal(value)) ms"
+        case .mergeBatch: "batch \(Int(value))"
         }
     }
 }
@@ -34,9 +36,12 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         abstract: "Measure how each strategy scales with workers, or what each task costs as tiles shrink.",
         discussion: """
             Give a list to exactly one of --workers (e.g. 1,2,4,8), --tile (e.g. 8,16,32,64,128,256,512, \
-            square tiles) or --tile-wait (e.g. 0,1,5,20 milliseconds). Each point is measured as 'mandel \
-            compare' measures. At tiny tiles the per-task cost of a Thread, an Operation, a GCD block and \
-            a Task shows up plainly; with tiles that wait, which pools grow and which starve.
+            square tiles), --tile-wait (e.g. 0,1,5,20 milliseconds) or, with --color histogram, \
+            --merge-batch (e.g. 1,16,256,4096 values; add --merge queue,mutex,barrier,atomic,private for \
+            a row per mechanism). Each point is measured as 'mandel compare' measures. At tiny tiles the \
+            per-task cost of a Thread, an Operation, a GCD block and a Task shows up plainly; with tiles \
+            that wait, which pools grow and which starve; with tiny batches, what each way of sharing \
+            the histogram costs.
             """
     )
 
@@ -51,6 +56,9 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
 
     @OptionGroup(title: "Behaviour")
     var behaviour: BehaviourOptions
+
+    @OptionGroup(title: "Sharing the histogram")
+    var sharing: SharingOptions
 
     @Option(
         help: ArgumentHelp(
@@ -77,14 +85,19 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         try work.validateTiles(fitIn: view.size)
         let workerList = work.workers ?? []
         let tileList = work.tile ?? []
-        let lists = [workerList.count > 1, tileList.count > 1, behaviour.tileWait.count > 1].filter { $0 }.count
+        try sharing.validate(for: view.colorScheme, command: "sweep", lists: ["--merge", "--merge-batch"])
+        let batchList = sharing.mergeBatch ?? []
+        let lists = [workerList.count > 1, tileList.count > 1, behaviour.tileWait.count > 1, batchList.count > 1]
+            .filter { $0 }.count
         if lists > 1 {
             throw ValidationError(
-                "sweep one axis at a time: give a list to one of --workers, --tile and --tile-wait, not several")
+                "sweep one axis at a time: give a list to one of --workers, --tile, --tile-wait and --merge-batch, "
+                    + "not several")
         }
         if lists == 0 {
             throw ValidationError(
-                "give a list to --workers (e.g. 1,2,4,8), to --tile (e.g. 16,32,64,128) or to --tile-wait (e.g. 0,1,5,20)"
+                "give a list to --workers (e.g. 1,2,4,8), to --tile (e.g. 16,32,64,128), to --tile-wait "
+                    + "(e.g. 0,1,5,20) or, with --color histogram, to --merge-batch (e.g. 1,16,256,4096)"
             )
         }
         let waits = behaviour.tileWait
@@ -110,12 +123,15 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
 
     func run() async throws {
         let axis: SweepAxis =
-            (work.workers?.count ?? 0) > 1 ? .workers : (work.tile?.count ?? 0) > 1 ? .tile : .tileWait
+            (work.workers?.count ?? 0) > 1
+            ? .workers
+            : (work.tile?.count ?? 0) > 1 ? .tile : (sharing.mergeBatch?.count ?? 0) > 1 ? .mergeBatch : .tileWait
         let values: [Double] =
             switch axis {
             case .workers: work.workers!.map(Double.init)
             case .tile: work.tile!.map { Double($0.width) }
             case .tileWait: behaviour.tileWait
+            case .mergeBatch: sharing.mergeBatch!.map(Double.init)
             }
         let template = RenderJob(view: view, work: work)
         try await CommandRun.perform(grace: measurement.grace) { watch in
@@ -133,18 +149,21 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         try report.line(
             "sweep over \(axis.rawValue) \(values.map(NumberFormat.compact).joined(separator: ",")): "
                 + WorkloadText.describe(template, warmup: measurement.warmup, runs: measurement.runs, sweeping: axis)
-                + (axis == .tileWait ? "" : WorkloadText.describe(behaviour)))
+                + (axis == .tileWait ? "" : WorkloadText.describe(behaviour))
+                + WorkloadText.describe(sharing, for: template, sweeping: axis))
         var points: [SweepPoint] = []
         for value in values {
             var job = template
             var pointBehaviour = behaviour
+            var sharings = sharing.sharings()
             switch axis {
             case .workers: job.workers = Int(value)
             case .tile: job.tileSize = TileSize(width: Int(value), height: Int(value))
             case .tileWait: pointBehaviour = behaviour.waiting(value)
+            case .mergeBatch: sharings = sharing.sharings(batch: Int(value))
             }
             let session = MeasurementSession(
-                entries: measurement.strategyList.map { MeasurementSession.Entry(strategy: $0) }, job: job,
+                entries: MeasurementSession.Entry.grid(measurement.strategyList, sharings: sharings), job: job,
                 warmup: measurement.warmup, runs: measurement.runs, cancellation: watch.cancellation,
                 behaviour: pointBehaviour)
             let comparison = try await session.measure()
@@ -159,7 +178,8 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
                 (
                     workers: axis == .workers ? Int($0.value) : nil,
                     tile: axis == .tile ? "\(Int($0.value))x\(Int($0.value))" : nil,
-                    tileWait: axis == .tileWait ? $0.value / 1000 : nil, comparison: $0.comparison
+                    tileWait: axis == .tileWait ? $0.value / 1000 : nil,
+                    mergeBatch: axis == .mergeBatch ? Int($0.value) : nil, comparison: $0.comparison
                 )
             },
             workload: workload, machine: MachineDescription())
@@ -189,7 +209,28 @@ enum SweepTable {
                     })
         }
         let baseline = points.first?.comparison.baselineName ?? "the baseline"
-        return ComparisonTable.align(rows, rightAligned: Set(1..<rows[0].count))
+        var text =
+            ComparisonTable.align(rows, rightAligned: Set(1..<rows[0].count))
             + "\nmedian wall time in ms (speedup against \(baseline) at the same point); * fastest at that point"
+        if axis == .mergeBatch { text += "\n\n" + mergeCosts(points, axis: axis, names: names) }
+        return text
+    }
+
+    /// The cost of sharing the histogram per row and point: merging, and workers handing over.
+    private static func mergeCosts(_ points: [SweepPoint], axis: SweepAxis, names: [String]) -> String {
+        var rows = [["strategy"] + points.map { $0.label(on: axis) }]
+        for name in names {
+            rows.append(
+                [name]
+                    + points.map { point in
+                        guard let result = point.comparison.results.first(where: { $0.strategy == name }),
+                            let merge = result.behaviour.merge
+                        else { return "" }
+                        return "\(NumberFormat.milliseconds(merge.mergeSeconds)) + "
+                            + NumberFormat.milliseconds(merge.waitSeconds)
+                    })
+        }
+        return ComparisonTable.align(rows, rightAligned: Set(1..<rows[0].count))
+            + "\nper run, in ms: merging + workers handing over (waiting for the lock, enqueueing)"
     }
 }

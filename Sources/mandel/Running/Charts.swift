@@ -23,7 +23,13 @@ enum Charts {
 
     /// One line per strategy over the swept axis.
     static func sweep(_ points: [SweepPoint], axis: SweepAxis, job: RenderJob) -> String {
-        let names = points.first?.comparison.results.map(\.strategy) ?? []
+        var names = points.first?.comparison.results.map(\.strategy) ?? []
+        // The merge chart leaves out the baseline's own rows (serial/queue, …) when there are
+        // others: the question is how each mechanism fares under the strategy measured.
+        if axis == .mergeBatch, let results = points.first?.comparison.results {
+            let others = results.filter { $0.baseline != $0.strategy }.map(\.strategy)
+            if !others.isEmpty { names = others }
+        }
         let series = names.map { name in
             SVGChart.Series(
                 name: name,
@@ -34,6 +40,10 @@ enum Charts {
                     switch axis {
                     case .workers: return (point.value, point.comparison.speedup(of: result) ?? 0)
                     case .tile, .tileWait: return (point.value, result.wall.median * 1000)
+                    case .mergeBatch:
+                        guard let merge = result.behaviour.merge else { return nil }
+                        // The floor keeps a cost too small to measure on the logarithmic axis.
+                        return (point.value, max(0.001, (merge.mergeSeconds + merge.waitSeconds) * 1000))
                     }
                 })
         }
@@ -60,6 +70,14 @@ enum Charts {
                     "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(job.workers) workers; each tile waits "
                     + "after its pixels",
                 xLabel: "wait per tile (ms)", yLabel: "median wall time (ms)", logarithmicX: false, series: series)
+        case .mergeBatch:
+            return SVGChart.lines(
+                title: "mandel sweep: what sharing the histogram costs, against the batch size",
+                subtitle:
+                    "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(job.workers) workers; merging plus "
+                    + "handing over, per run (median)",
+                xLabel: "escape values per merge batch", yLabel: "merge + wait (ms per run)", logarithmicX: true,
+                logarithmicY: true, series: series)
         }
     }
 
@@ -81,11 +99,12 @@ enum Charts {
             case .workers: "workers"
             case .tile: "tile side (pixels)"
             case .tileWait: "wait per tile (ms)"
+            case .mergeBatch: "escape values per merge batch"
             }
         return SVGChart.lines(
             title: "mandel sweep: the process's peak threads",
             subtitle: "\(job.size), \(job.iterations) iterations, \(job.splitLabel); instruments not counted",
-            xLabel: xLabel, yLabel: "peak threads", logarithmicX: axis == .tile, series: series)
+            xLabel: xLabel, yLabel: "peak threads", logarithmicX: axis == .tile || axis == .mergeBatch, series: series)
     }
 
     /// One line per strategy: the process's threads over its last counted run, from the sampler.

@@ -14,15 +14,28 @@ import StrategyCatalog
 @MainActor
 struct MeasurementSession {
     /// One row of the comparison: a strategy, optionally with the progress source attached
-    /// or the heartbeat left out (to measure what each costs).
+    /// or the heartbeat left out (to measure what each costs), merging a histogram one way.
     struct Entry {
         let strategy: any RenderStrategy
         var reportsProgress = false
         var heartbeat = true
+        var sharing = HistogramSharing.standard
+        /// Whether the name says the merge mechanism: when rows differ by it.
+        var namesMerge = false
 
         /// The row's name: the strategy's, with `+progress` when the progress source is
-        /// attached and `/no-heartbeat` when the heartbeat is left out.
-        var name: String { strategy.name + (reportsProgress ? "+progress" : "") + (heartbeat ? "" : "/no-heartbeat") }
+        /// attached, `/no-heartbeat` when the heartbeat is left out, and `/mutex` (…) for the merge.
+        var name: String {
+            strategy.name + (reportsProgress ? "+progress" : "") + (heartbeat ? "" : "/no-heartbeat")
+                + (namesMerge ? "/\(sharing.merge.rawValue)" : "")
+        }
+
+        /// One entry per strategy and sharing, strategy by strategy; names say the merge when there are several.
+        static func grid(_ strategies: [any RenderStrategy], sharings: [HistogramSharing]) -> [Entry] {
+            strategies.flatMap { strategy in
+                sharings.map { Entry(strategy: strategy, sharing: $0, namesMerge: sharings.count > 1) }
+            }
+        }
     }
 
     let entries: [Entry]
@@ -50,6 +63,7 @@ struct MeasurementSession {
         var peakResidentBytes: Int?
         var lastThreads: [Int] = []
         var cancels: [CancelOutcome] = []
+        var merges: [MergeStatistics] = []
         var runs = 0
 
         mutating func add(_ run: RunBehaviour) {
@@ -63,6 +77,10 @@ struct MeasurementSession {
             if let cancel = run.cancel { cancels.append(cancel) }
         }
 
+        mutating func add(_ merge: MergeStatistics?) {
+            if let merge { merges.append(merge) }
+        }
+
         var summary: StrategyBehaviour {
             func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
             var summary = StrategyBehaviour(
@@ -70,6 +88,12 @@ struct MeasurementSession {
             if let all = lateness {
                 summary.mainQueue = .init(
                     p50: all.p50, p99: all.p99, max: all.max, missedFrames: all.missedFrames, ticks: all.ticks)
+            }
+            if let first = merges.first {
+                summary.merge = .init(
+                    mechanism: first.sharing.merge.rawValue, batch: first.sharing.batch,
+                    batches: Int(median(merges.map { Double($0.batches) })),
+                    mergeSeconds: median(merges.map(\.mergeSeconds)), waitSeconds: median(merges.map(\.waitSeconds)))
             }
             if !cancels.isEmpty {
                 summary.cancel = .init(
@@ -89,7 +113,8 @@ struct MeasurementSession {
     func measure(
         lastRun: (Entry, PixelBuffer, RenderReport) throws -> Void = { _, _, _ in }
     ) async throws -> StrategyComparison {
-        let render = try PictureRender(job: job, cancellation: cancellation)
+        let render = try PictureRender(
+            job: job, histogramMerges: entries.map(\.sharing.merge), cancellation: cancellation)
         var counted = [[Run]](repeating: [], count: entries.count)
         var checksums = [Set<UInt64>](repeating: [], count: entries.count)
         var behaviours = [BehaviourTotals](repeating: BehaviourTotals(), count: entries.count)
@@ -105,7 +130,7 @@ struct MeasurementSession {
                 let outcome = try await observer.run(heartbeat: entry.heartbeat) { flag in
                     try await render.run(
                         entry.strategy, cancellationMode: behaviour.cancellationMode, tileWait: behaviour.wait,
-                        cancellation: flag, onTileFinished: onTileFinished)
+                        cancellation: flag, sharing: entry.sharing, onTileFinished: onTileFinished)
                 }
                 let report = outcome.report
                 dispatchPrecondition(condition: .onQueue(.main))
@@ -117,6 +142,7 @@ struct MeasurementSession {
                         imbalance: report.imbalance,
                         iterations: report.totalIterations, workers: report.plannedWorkers))
                 behaviours[index].add(outcome.behaviour)
+                behaviours[index].add(report.merge)
                 // A run cancelled on purpose has an unfinished picture: its pixels are not compared.
                 if behaviour.cancelAfter == nil { checksums[index].insert(render.canvas!.checksum) }
                 if round == warmup + runs - 1 { try lastRun(entry, render.canvas!, report) }
@@ -141,7 +167,9 @@ struct MeasurementSession {
                     checksum: checksums[index].count == 1 ? checksums[index].first! : 0,
                     pixels: job.size.pixelCount,
                     iterations: runs[0].iterations,
-                    behaviour: behaviours[index].summary)
+                    behaviour: behaviours[index].summary,
+                    baseline: entries[index].namesMerge
+                        ? "\(StrategyCatalog.baseline.name)/\(entries[index].sharing.merge.rawValue)" : nil)
             })
     }
 }

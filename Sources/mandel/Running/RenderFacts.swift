@@ -126,6 +126,7 @@ struct RenderSummary {
                 + "\(mainQueue.missedFrames) missed frame\(mainQueue.missedFrames == 1 ? "" : "s")"
         }
         if let samples = behaviour.samples { text += " | peak \(samples.peakThreads) threads" }
+        if let merge = report.merge { text += " | " + WorkloadText.describe(merge) }
         return text
     }
 
@@ -184,6 +185,11 @@ struct RenderSummary {
             "tiles_after_cancel": behaviour.cancel.map { .number(Double($0.tilesStartedAfter)) } ?? .null,
             "cpu_after_cancel": behaviour.cancel.map { .number($0.cpuAfterSeconds) } ?? .null,
             "threads_running_after_cancel": behaviour.cancel.map { .number(Double($0.threadsRunningAfter)) } ?? .null,
+            "merge": report.merge.map { .string($0.sharing.merge.rawValue) } ?? .null,
+            "merge_batch": report.merge.map { .number(Double($0.sharing.batch)) } ?? .null,
+            "merge_batches": report.merge.map { .number(Double($0.batches)) } ?? .null,
+            "merge_seconds": report.merge.map { .number($0.mergeSeconds) } ?? .null,
+            "merge_wait_seconds": report.merge.map { .number($0.waitSeconds) } ?? .null,
         ]
         return JSONValue.object(fields).text
     }

@@ -21,6 +21,8 @@ struct RenderSession {
     /// Rows per band, or nil for the whole picture at once.
     let bandRows: Int?
     let behaviour: BehaviourOptions
+    /// How histogram colouring's workers merge their escape values.
+    let sharing: HistogramSharing
     let watch: SignalWatch
 
     /// Ends a render that `--cancel-after` cancelled: no output is published, and the report is printed.
@@ -58,7 +60,7 @@ struct RenderSession {
         }
         let render = try PictureRender(
             job: job, bandHeight: bandRows, keepsCounts: visuals.costMap != nil,
-            extraBytes: Self.saturatingSum(mapBytes, encoderBytes),
+            extraBytes: Self.saturatingSum(mapBytes, encoderBytes), histogramMerges: [sharing.merge],
             cancellation: watch.cancellation)
         let facts = RenderFacts(
             job: job, strategy: strategy, plan: render.plan, bandRows: bandRows, format: format, output: output)
@@ -80,7 +82,7 @@ struct RenderSession {
             outcome = try await ObservedRun(behaviour: behaviour, signals: watch.cancellation).run { flag in
                 try await render.run(
                     strategy, sink: writer, cancellationMode: behaviour.cancellationMode, tileWait: behaviour.wait,
-                    cancellation: flag, onTileFinished: onTileFinished)
+                    cancellation: flag, sharing: sharing, onTileFinished: onTileFinished)
             }
             meter.finish()
         } catch {

@@ -31,6 +31,20 @@ enum WorkloadText {
         return text
     }
 
+    /// How the histogram is shared, as a clause to append; empty unless the job colours by histogram.
+    static func describe(_ sharing: SharingOptions, for job: RenderJob, sweeping axis: SweepAxis? = nil) -> String {
+        guard job.colorScheme == .histogram else { return "" }
+        let batches = axis == .mergeBatch ? "batches swept" : "batches of \(sharing.batch)"
+        return ", histogram merged by \(sharing.merges.map(\.rawValue).joined(separator: ", ")) in \(batches)"
+    }
+
+    /// What merging a histogram cost in one run: `merge mutex, batch 256: 1,234 batches, merging 3.2 ms, waiting 0.4 ms`.
+    static func describe(_ merge: MergeStatistics) -> String {
+        "merge \(merge.sharing.merge.rawValue), batch \(merge.sharing.batch): \(merge.batches) "
+            + "batch\(merge.batches == 1 ? "" : "es"), merging \(NumberFormat.seconds(merge.mergeSeconds)), "
+            + "waiting \(NumberFormat.seconds(merge.waitSeconds))"
+    }
+
     /// One sentence a reader can take in at a glance.
     static func summary(of comparison: StrategyComparison) -> String {
         let fastest = comparison.fastest
@@ -40,12 +54,14 @@ enum WorkloadText {
         }
         var sentence = "\(fastest.strategy) is fastest at \(NumberFormat.milliseconds(fastest.wall.median)) ms median"
         if let speedup = comparison.speedup(of: fastest) {
-            sentence += String(format: ", %.2fx %@", speedup, comparison.baselineName)
+            sentence += String(format: ", %.2fx %@", speedup, comparison.baselineName(for: fastest))
         }
         let others = comparison.results.filter { $0.strategy != fastest.strategy }
         let same = others.filter { comparison.verdict(of: $0) == .sameWithinNoise }.map(\.strategy)
         let slower = others.compactMap { result -> String? in
-            if case .slower(let fraction) = comparison.verdict(of: result), result.strategy != comparison.baselineName {
+            if case .slower(let fraction) = comparison.verdict(of: result),
+                result.strategy != comparison.baselineName(for: result)
+            {
                 return "\(result.strategy) +\(Int((fraction * 100).rounded()))%"
             }
             return nil
