@@ -67,6 +67,8 @@ public struct ComparisonExport: Encodable {
         public let tilesAfterCancel: Double?
         public let cpuAfterCancel: Double?
         public let threadsRunningAfterCancel: Int?
+        public let order: String
+        public let centreDoneSeconds: Double?
         public let merge: String?
         public let mergeBatch: Int?
         public let mergeBatches: Int?
@@ -87,6 +89,8 @@ public struct ComparisonExport: Encodable {
             case tilesAfterCancel = "tiles_after_cancel"
             case cpuAfterCancel = "cpu_after_cancel"
             case threadsRunningAfterCancel = "threads_running_after_cancel"
+            case order
+            case centreDoneSeconds = "centre_done_seconds"
             case merge
             case mergeBatch = "merge_batch"
             case mergeBatches = "merge_batches"
@@ -123,6 +127,8 @@ public struct ComparisonExport: Encodable {
             try container.encode(tilesAfterCancel, forKey: .tilesAfterCancel)
             try container.encode(cpuAfterCancel, forKey: .cpuAfterCancel)
             try container.encode(threadsRunningAfterCancel, forKey: .threadsRunningAfterCancel)
+            try container.encode(order, forKey: .order)
+            try container.encode(centreDoneSeconds, forKey: .centreDoneSeconds)
             try container.encode(merge, forKey: .merge)
             try container.encode(mergeBatch, forKey: .mergeBatch)
             try container.encode(mergeBatches, forKey: .mergeBatches)
@@ -158,6 +164,8 @@ public struct ComparisonExport: Encodable {
             tilesAfterCancel = behaviour.cancel?.tilesAfterCancel
             cpuAfterCancel = behaviour.cancel?.cpuAfterCancel
             threadsRunningAfterCancel = behaviour.cancel?.threadsRunningAfter
+            order = result.order
+            centreDoneSeconds = behaviour.centreDoneSeconds
             merge = behaviour.merge?.mechanism
             mergeBatch = behaviour.merge?.batch
             mergeBatches = behaviour.merge?.batches
@@ -170,7 +178,7 @@ public struct ComparisonExport: Encodable {
             + "imbalance,workers,threads_used,megapixels_per_second,iterations_per_second,checksum,verdict,"
             + "main_queue_p50,main_queue_p99,main_queue_max,missed_frames,heartbeat_ticks,peak_threads,"
             + "peak_resident_bytes,cancel_latency,tiles_after_cancel,cpu_after_cancel,threads_running_after_cancel,"
-            + "merge,merge_batch,merge_batches,merge_seconds,merge_wait_seconds"
+            + "order,centre_done_seconds,merge,merge_batch,merge_batches,merge_seconds,merge_wait_seconds"
 
         var csvLine: String {
             func number(_ value: Double?) -> String { value.map { String($0) } ?? "" }
@@ -183,7 +191,8 @@ public struct ComparisonExport: Encodable {
                 number(mainQueue?.p50), number(mainQueue?.p99), number(mainQueue?.max),
                 integer(mainQueue?.missedFrames), integer(mainQueue?.ticks), integer(peakThreads),
                 integer(peakResidentBytes), number(cancelLatency), number(tilesAfterCancel), number(cpuAfterCancel),
-                integer(threadsRunningAfterCancel), merge ?? "", integer(mergeBatch), integer(mergeBatches),
+                integer(threadsRunningAfterCancel), order, number(centreDoneSeconds), merge ?? "", integer(mergeBatch),
+                integer(mergeBatches),
                 number(mergeSeconds), number(mergeWaitSeconds),
             ].joined(separator: ",")
         }

@@ -45,9 +45,28 @@ public enum ComparisonTable {
         }
         return align(rows, rightAligned: Set(1...(showsMainQueue ? 14 : 12)))
             + "\ntimes in ms; * fastest; speedup against \(comparison.baselineName)'s median"
-            + (comparison.results.contains { $0.baseline != nil } ? " with the same merge" : "")
+            + (comparison.results.contains { $0.baseline != nil }
+                ? " (a row named strategy/x against \(comparison.baselineName)/x)" : "")
             + "; imbal. = busiest worker / mean"
             + (showsMainQueue ? "; main p99/max = how late the main queue's heartbeat ran" : "")
+    }
+
+    /// The table of tile orders: per row, the order asked for, when the picture's central quarter
+    /// was done, and when the whole picture was (medians per run).
+    public static func order(_ comparison: StrategyComparison) -> String {
+        let header = ["  strategy", "order", "centre done", "total", "centre / total"]
+        var rows = [header]
+        for result in comparison.results {
+            guard let centre = result.behaviour.centreDoneSeconds else { continue }
+            let total = result.wall.median
+            rows.append([
+                "  " + result.strategy, result.order, NumberFormat.milliseconds(centre),
+                NumberFormat.milliseconds(total), total > 0 ? String(format: "%.2f", centre / total) : "n/a",
+            ])
+        }
+        return align(rows, rightAligned: Set(2..<header.count))
+            + "\ncentre done = ms until every tile touching the picture's central quarter was done; total = the "
+            + "median wall time"
     }
 
     /// The table of histogram colouring's sharing: per row, how its workers merged the

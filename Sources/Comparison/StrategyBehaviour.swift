@@ -82,6 +82,8 @@ public struct StrategyBehaviour: Sendable {
     public var threadsOverTime: [Int]
     /// Nil unless the picture is histogram-coloured.
     public var merge: Merge?
+    /// Seconds until the tiles of the picture's central quarter were done (median over the runs).
+    public var centreDoneSeconds: Double?
 
     public init(
         mainQueue: MainQueue? = nil, peakThreads: Int? = nil, peakResidentBytes: Int? = nil, cancel: Cancel? = nil,

@@ -25,13 +25,16 @@ public struct StrategyResult: Sendable {
     /// The row its speedup is measured against, when not the comparison's baseline
     /// (`serial/mutex` for `gcd/mutex`: the baseline sharing the histogram the same way).
     public let baseline: String?
+    /// The tile order asked for: rows or centre.
+    public let order: String
 
     /// Collects the results of a strategy's runs.
     public init(
         strategy: String, wallSeconds: [Double], userSeconds: Double, systemSeconds: Double, workers: Int,
         threadsUsed: Int, imbalance: Double, checksum: UInt64, pixels: Int, iterations: UInt64,
-        behaviour: StrategyBehaviour = StrategyBehaviour(), baseline: String? = nil
+        behaviour: StrategyBehaviour = StrategyBehaviour(), baseline: String? = nil, order: String = "rows"
     ) {
+        self.order = order
         self.baseline = baseline
         self.behaviour = behaviour
         self.strategy = strategy

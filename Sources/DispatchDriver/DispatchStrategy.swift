@@ -29,6 +29,14 @@ public struct DispatchStrategy: RenderStrategy {
         "asyncAfter on the draw queue continues the work once the wait is over; no thread waits"
     }
 
+    public var priorityFacility: String? {
+        "QoS classes: every tile's block submitted at once, in row order, to the global queue of its class, "
+            + "userInteractive at the centre to background at the corners (GCD, not the workers, sets the width)"
+    }
+
+    /// The global queues' classes by priority class, the centre's first.
+    static let classes: [DispatchQoS.QoSClass] = [.userInteractive, .userInitiated, .utility, .background]
+
     /// Submits the first blocks and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         let drawQueue = DrawQueue(concurrent: work.plan.workerCount > 1)
@@ -37,7 +45,16 @@ public struct DispatchStrategy: RenderStrategy {
         // the queue and nothing that is running.
         let queued = QueuedBlocks()
         work.onCancel { queued.cancelAll() }
-        if work.plan.isDynamic {
+        if work.plan.isDynamic && work.order == .centre {
+            // Row order, each tile to the global queue of its class: GCD decides what runs first.
+            for tile in 0..<work.plan.tileCount {
+                let qos = Self.classes[work.priorityClass(of: tile, among: Self.classes.count)]
+                queued.submit(to: .global(qos: qos), group: group) {
+                    guard work.renderTile(tile) else { return }
+                    after(work.asynchronousWaitInterval, on: drawQueue, group: group) {}
+                }
+            }
+        } else if work.plan.isDynamic {
             for _ in 0..<work.plan.workerCount {
                 submitWorker(for: work, on: drawQueue, group: group, queued: queued)
             }

@@ -133,6 +133,8 @@ public final class PictureRender: Sendable {
     ///     (``RenderStrategy/asynchronousWait``; a mechanism without one blocks).
     ///   - runCancellation: A flag for this run only, instead of ``cancellation``.
     ///   - sharing: How histogram colouring's workers merge their escape values (the pixels do not depend on it).
+    ///   - order: The order the tiles should be rendered in; ``TileOrder/centre`` needs a dynamic
+    ///     plan of one band and at most ``TileOrder/maximumCentreTiles`` tiles (traps otherwise).
     ///   - onTileFinished: Called on the worker's thread after each finished tile of every pass; cheap and thread-safe.
     /// - Returns: The report. `wallSeconds` runs from the first pass's start to the last pass's
     ///   completion; the sink's writing of the last bands comes after it.
@@ -141,10 +143,16 @@ public final class PictureRender: Sendable {
     public func run(
         _ strategy: any RenderStrategy, sink: (any BandSink)? = nil, cancellationMode: CancellationMode = .flag,
         tileWait: TileWait = .none, cancellation runCancellation: CancellationFlag? = nil,
-        sharing: HistogramSharing = .standard, onTileFinished: (@Sendable () -> Void)? = nil
+        sharing: HistogramSharing = .standard, order: TileOrder = .rows,
+        onTileFinished: (@Sendable () -> Void)? = nil
     ) async throws -> RenderReport {
         // A run may have a flag of its own (a planned cancel of one run among many); ``cancellation`` otherwise.
         let cancellation = runCancellation ?? self.cancellation
+        precondition(
+            order == .rows || (plan.isDynamic && plan.bandCount == 1 && plan.tileCount <= TileOrder.maximumCentreTiles),
+            "a centre-first render needs the tiles split, the whole picture and at most \(TileOrder.maximumCentreTiles) tiles"
+        )
+        let ranking = order == .centre ? CentreRanking(plan: plan) : nil
         let threads = strategy.threadsStarted(for: plan)
         // The threads a render's own queues start (bands, writer, histogram) besides the strategy's.
         let helperThreads = 3
@@ -167,7 +175,9 @@ public final class PictureRender: Sendable {
                 countingTiles: records[.counting] ?? [], plannedWorkers: strategy.concurrentWorkers(for: plan),
                 cancelRequestedSeconds: cancellation.cancelledAt.map { Double(Int64(bitPattern: $0 &- start)) / 1e9 },
                 processorNanosecondsAtCompletion: endProcessorTime, startNanoseconds: start,
-                merge: histogram?.statistics)
+                merge: histogram?.statistics,
+                centreDoneSeconds: plan.bandCount == 1
+                    ? RenderReport.centreDone(records[.coloring] ?? [], size: job.size) : nil)
         }
 
         for pass in job.passes {
@@ -185,7 +195,7 @@ public final class PictureRender: Sendable {
                     registry: registry, cancellation: cancellation, cancellationMode: cancellationMode,
                     tileWait: tileWait,
                     waitsAsynchronously: tileWait.mode == .async && strategy.asynchronousWait != nil,
-                    onTileFinished: onTileFinished)
+                    order: order, ranking: ranking, onTileFinished: onTileFinished)
             }
             var failure: RenderFailure?
             if plan.isDynamic {

@@ -27,6 +27,11 @@ public struct PixelRect: Hashable, Sendable, CustomStringConvertible {
     /// The row just past the bottom edge.
     public var maxY: Int { y + height }
 
+    /// Whether the two share at least one pixel.
+    public func intersects(_ other: PixelRect) -> Bool {
+        x < other.maxX && other.x < maxX && y < other.maxY && other.y < maxY
+    }
+
     /// `WxH+X+Y`, as geometry strings are usually written.
     public var description: String { "\(width)x\(height)+\(x)+\(y)" }
 }

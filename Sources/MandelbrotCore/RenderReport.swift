@@ -23,12 +23,17 @@ public struct RenderReport: Sendable {
     public let processorNanosecondsAtCompletion: UInt64?
     /// What merging the histogram cost (histogram colouring only, once its counting pass is sealed).
     public let merge: MergeStatistics?
+    /// Seconds from the start until every tile touching the picture's central quarter (the
+    /// middle half of each side) was coloured; nil for a banded picture, whose records are
+    /// per band and worker, and for a render that did not finish them.
+    public let centreDoneSeconds: Double?
 
     public init(
         strategy: String, wallSeconds: Double, cpu: CPUTime, tiles: [TileRecord], countingTiles: [TileRecord] = [],
         plannedWorkers: Int, cancelRequestedSeconds: Double? = nil, processorNanosecondsAtCompletion: UInt64? = nil,
-        startNanoseconds: UInt64 = 0, merge: MergeStatistics? = nil
+        startNanoseconds: UInt64 = 0, merge: MergeStatistics? = nil, centreDoneSeconds: Double? = nil
     ) {
+        self.centreDoneSeconds = centreDoneSeconds
         self.merge = merge
         self.startNanoseconds = startNanoseconds
         self.cancelRequestedSeconds = cancelRequestedSeconds
@@ -73,6 +78,21 @@ public struct RenderReport: Sendable {
         let mean = busy.reduce(0, +) / Double(busy.count)
         guard mean > 0, let busiest = busy.max() else { return 1 }
         return busiest / mean
+    }
+}
+
+extension RenderReport {
+    /// When the last of `tiles` touching the central quarter of a `size` picture finished;
+    /// nil if one of them did not.
+    static func centreDone(_ tiles: [TileRecord], size: ImageSize) -> Double? {
+        let quarter = PixelRect(
+            x: size.width / 4, y: size.height / 4, width: max(1, size.width / 2), height: max(1, size.height / 2))
+        var last = 0.0
+        for tile in tiles where tile.rect.intersects(quarter) {
+            guard tile.isFinished else { return nil }
+            last = max(last, tile.end)
+        }
+        return last
     }
 }
 

@@ -35,6 +35,14 @@ public protocol RenderStrategy: Sendable {
     /// A strategy that has a way reads ``RenderWork/asynchronousWait`` and, when it is set,
     /// waits that long its own way after each tile it renders.
     var asynchronousWait: String? { get }
+
+    /// The mechanism's own priority facility, in words; nil if it has none that orders work.
+    ///
+    /// A strategy that has one, given a ``TileOrder/centre`` render of a dynamic plan,
+    /// submits every tile in row order with the priority ``RenderWork/priorityClass(of:among:)``
+    /// gives it and lets the mechanism choose. Without one it takes tiles from
+    /// ``RenderWork/nextTile()``, which hands them out centre first.
+    var priorityFacility: String? { get }
 }
 
 /// What a threading mechanism's own cancellation can do.
@@ -64,4 +72,7 @@ extension RenderStrategy {
 
     /// None: a worker that must wait blocks its thread.
     public var asynchronousWait: String? { nil }
+
+    /// None: tiles come centre first from the shared counter.
+    public var priorityFacility: String? { nil }
 }

@@ -27,6 +27,10 @@ public final class RenderWork: Sendable {
             return .nanoseconds(Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
         }
     }
+    /// The order the tiles should be rendered in (``TileOrder/centre`` only for a dynamic plan of one band).
+    public let order: TileOrder
+    /// For ``TileOrder/centre``: the tiles ranked by distance from the centre.
+    private let ranking: CentreRanking?
     /// How long ``renderTile(_:)`` sleeps after each tile, in nanoseconds (0: not at all).
     private let blockingWait: UInt64
 
@@ -46,8 +50,11 @@ public final class RenderWork: Sendable {
         plan: WorkPlan, firstTile: Int, picturePlan: WorkPlan, pass: RenderPass, renderer: any TileRenderer,
         pipeline: BandPipeline, registry: WorkerRegistry, cancellation: CancellationFlag,
         cancellationMode: CancellationMode = .flag, tileWait: TileWait = .none, waitsAsynchronously: Bool = false,
-        onTileFinished: (@Sendable () -> Void)?
+        order: TileOrder = .rows, ranking: CentreRanking? = nil, onTileFinished: (@Sendable () -> Void)?
     ) {
+        precondition(order == .rows || ranking != nil, "a centre-first render needs its ranking")
+        self.order = order
+        self.ranking = order == .centre ? ranking : nil
         self.cancellationMode = cancellationMode
         let waits = tileWait.nanoseconds > 0
         asynchronousWait = waits && waitsAsynchronously ? .nanoseconds(Int64(tileWait.nanoseconds)) : nil
@@ -102,7 +109,8 @@ public final class RenderWork: Sendable {
     /// The first failure a strategy reported, if any.
     var failure: RenderFailure? { failureRecord.withLock { $0 } }
 
-    /// The next tile of a dynamic plan, or nil once all are taken or the render is cancelled.
+    /// The next tile of a dynamic plan, or nil once all are taken or the render is cancelled:
+    /// in row order, or nearest the centre first for ``TileOrder/centre``.
     ///
     /// Safe from any thread: one atomic increment. Take a tile only when about to render
     /// it, on the thread that will: a tile taken by a block or task still waiting in a
@@ -110,7 +118,18 @@ public final class RenderWork: Sendable {
     public func nextTile() -> Int? {
         guard !isCancelled else { return nil }
         let index = nextDynamicTile.add(1, ordering: .relaxed).oldValue
-        return index < plan.tileCount ? index : nil
+        guard index < plan.tileCount else { return nil }
+        return ranking.map { $0.sequence[index] } ?? index
+    }
+
+    /// For a centre-first render, the priority class of `tile` among `classes` classes:
+    /// 0 for the most central tiles, `classes - 1` for the farthest, each class holding an
+    /// equal share of the tiles. 0 for every tile in row order.
+    ///
+    /// What a strategy with a priority facility maps onto its mechanism's levels.
+    public func priorityClass(of tile: Int, among classes: Int) -> Int {
+        guard let ranking else { return 0 }
+        return ranking.rank[tile] * classes / plan.tileCount
     }
 
     /// Renders worker `worker`'s share of the plan on the calling thread, then returns:

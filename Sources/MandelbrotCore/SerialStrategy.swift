@@ -23,8 +23,13 @@ public struct SerialStrategy: RenderStrategy {
     /// thread, then calls `completion` there: the main queue is held for the whole render.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         DispatchQueue.main.async {
-            for index in 0..<work.plan.tileCount {
-                guard work.renderTile(index) else { break }
+            if work.plan.isDynamic {
+                // The shared counter's order: row by row, or centre first.
+                while let tile = work.nextTile(), work.renderTile(tile) {}
+            } else {
+                for index in 0..<work.plan.tileCount {
+                    guard work.renderTile(index) else { break }
+                }
             }
             completion()
         }

@@ -13,6 +13,8 @@ public final class MandelbrotOperation: Operation, @unchecked Sendable {
         case next
         /// A worker's tiles of a static plan, in order.
         case share(WorkerTiles)
+        /// One given tile: a centre-first render queues every tile at once, each with its priority.
+        case tile(Int)
     }
 
     /// The render the tiles belong to.
@@ -42,6 +44,8 @@ public final class MandelbrotOperation: Operation, @unchecked Sendable {
             for tile in share {
                 guard !isCancelled, work.renderTile(tile) else { return }
             }
+        case .tile(let tile):
+            work.renderTile(tile)
         }
     }
 }

@@ -36,6 +36,13 @@ public struct OperationStrategy: RenderStrategy {
         "an asynchronous Operation that finishes once the wait is over; it holds a place in the queue, not a thread"
     }
 
+    public var priorityFacility: String? {
+        "Operation.queuePriority: every tile's operation queued at once, in row order, veryHigh at the centre to veryLow at the corners"
+    }
+
+    /// `queuePriority` by priority class, the centre's first.
+    static let priorities: [Operation.QueuePriority] = [.veryHigh, .high, .normal, .low, .veryLow]
+
     /// Queues the first operations and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         let queue = OperationQueue()
@@ -43,7 +50,10 @@ public struct OperationStrategy: RenderStrategy {
         queue.maxConcurrentOperationCount = work.plan.workerCount
         let feed = OperationFeed(work: work, queue: queue, completion: RenderCompletion(completion: completion))
         work.onCancel { feed.cancel() }
-        if work.plan.isDynamic {
+        if work.plan.isDynamic && work.order == .centre {
+            // Row order, each with its priority: the queue decides what runs first.
+            feed.queue((0..<work.plan.tileCount).map { .tile($0) })
+        } else if work.plan.isDynamic {
             feed.queue(Array(repeating: .next, count: 2 * work.plan.workerCount))
         } else {
             feed.queue((0..<work.plan.workerCount).map { .share(work.plan.tiles(of: $0)) })
@@ -85,6 +95,11 @@ final class OperationFeed: Sendable {
             } else {
                 let plain = MandelbrotOperation(work: work, tiles: tiles)
                 (operation, foundTile) = (plain, { [unowned plain] in plain.foundTile })
+            }
+            if case .tile(let tile) = tiles {
+                operation.queuePriority =
+                    OperationStrategy.priorities[
+                        work.priorityClass(of: tile, among: OperationStrategy.priorities.count)]
             }
             // Runs once the operation is finished, whether it ran or was cancelled. An operation
             // that found a tile queues a successor; the first to find none ends the chain.

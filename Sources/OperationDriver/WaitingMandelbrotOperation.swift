@@ -44,6 +44,8 @@ final class WaitingMandelbrotOperation: Operation, @unchecked Sendable {
             afterWait { self.finish() }
         case .share(let share):
             renderShare(Array(share)[...])
+        case .tile(let tile):
+            renderShare([tile])
         }
     }
 

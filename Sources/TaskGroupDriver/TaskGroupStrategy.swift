@@ -28,6 +28,14 @@ public struct TaskGroupStrategy: RenderStrategy {
         "Task.sleep suspends the child and frees its thread of the cooperative pool"
     }
 
+    public var priorityFacility: String? {
+        "Task priorities: a child task per tile added at once, in row order, high at the centre to background "
+            + "at the corners (the cooperative pool, not the workers, sets the width)"
+    }
+
+    /// Child task priorities by priority class, the centre's first.
+    static let priorities: [TaskPriority] = [.high, .medium, .low, .background]
+
     /// Starts the task that owns the group and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         // The task's own cancel, registered before the task exists (so it cannot race with a
@@ -36,7 +44,21 @@ public struct TaskGroupStrategy: RenderStrategy {
         work.onCancel { owner.cancel() }
         owner.set(
             Task.detached(priority: .userInitiated) {
-                if work.plan.isDynamic {
+                if work.plan.isDynamic && work.order == .centre {
+                    // Row order, each with its priority: the pool decides what runs first.
+                    await withTaskGroup(of: Void.self) { group in
+                        for tile in 0..<work.plan.tileCount {
+                            let priority = Self.priorities[work.priorityClass(of: tile, among: Self.priorities.count)]
+                            group.addTask(priority: priority) {
+                                guard !Task.isCancelled, work.renderTile(tile) else { return }
+                                if let wait = work.asynchronousWait { try? await Task.sleep(for: wait) }
+                            }
+                        }
+                        while await group.next() != nil {
+                            if work.isCancelled { group.cancelAll() }
+                        }
+                    }
+                } else if work.plan.isDynamic {
                     await withTaskGroup(of: Bool.self) { group in
                         // A child takes its tile when it runs, not when it is added: a tile is only
                         // ever held by a task that is rendering it. It says whether it found one.

@@ -117,6 +117,32 @@ struct CompareCommandTests {
         #expect(result.standardOutput.contains("waiting = ms per run workers spent handing batches over"))
     }
 
+    @Test("compare --order rows,centre: a row per strategy and order, when the central quarter was done")
+    func order() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            [
+                "compare", "--size", "96x64", "--tile", "16", "--strategies", "thread,operation", "--order",
+                "rows,centre", "--warmup", "0", "--runs", "2", "--json", "o.json",
+            ], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/o.json")))
+            as! [String: Any]
+        let rows = object["results"] as! [[String: Any]]
+        #expect(
+            rows.map { $0["strategy"] as! String } == [
+                "serial/rows", "serial/centre", "thread/rows", "thread/centre", "operation/rows", "operation/centre",
+            ])
+        #expect(rows.map { $0["order"] as! String } == ["rows", "centre", "rows", "centre", "rows", "centre"])
+        for row in rows {
+            let centre = try #require(row["centre_done_seconds"] as? Double)
+            #expect(centre > 0 && centre <= (row["max"] as! Double))
+        }
+        #expect(result.standardOutput.contains("centre done = ms until every tile touching"))
+    }
+
     @Test("sweep --merge-batch: a point per batch size, a row per mechanism, the sharing cost in a chart")
     func mergeBatchSweep() throws {
         let folder = temporaryFolder()

@@ -109,6 +109,21 @@ struct ParsingTests {
         (["--color", "histogram", "--merge-batch", "0"], "--merge-batch must be from 1 to 1048576 (got 0)"),
         (["--color", "histogram", "--merge-batch", "1048577"], "--merge-batch must be from 1 to 1048576"),
         (["--color", "histogram", "--merge-batch", "1e3"], "give a whole number"),
+        (["--order", "spiral"], "unknown order 'spiral'; choose from rows, centre"),
+        (["--order", "rows,centre"], "--order takes one value for mandel render; to measure both, use mandel compare"),
+        (
+            ["--order", "centre", "--split", "rows"],
+            "--order centre reorders the tiles split's queue; use --split tiles"
+        ),
+        (
+            ["--order", "centre", "--size", "1000x100", "--tile", "1"],
+            "--order centre queues every tile at once with its priority: at most 65536 tiles (this picture has 100000"
+        ),
+        (["--order", "centre", "--band-height", "8"], "--order centre needs the whole picture in memory"),
+        (
+            ["--order", "centre", "--size", "20000", "--tile", "512"],
+            "--order centre needs the whole picture in memory"
+        ),
     ]
 
     @Test(
@@ -143,6 +158,9 @@ struct ParsingTests {
         (["sweep", "--color", "histogram", "--merge-batch", "1,16", "--workers", "1,2"], "sweep one axis at a time"),
         (["sweep", "--color", "histogram", "--merge-batch", "16,16"], "--merge-batch lists 16 more than once"),
         (["sweep", "--color", "histogram", "--merges", "queue,atomic"], "give a list to --workers"),
+        (["compare", "--order", "centre,centre"], "--order lists centre more than once"),
+        (["sweep", "--order", "rows,centre", "--workers", "1,2"], "--order takes one value for mandel sweep"),
+        (["sweep", "--order", "centre", "--size", "1000x100", "--tile", "64,1"], "(this picture has 100000 of 1x1)"),
     ]
 
     @Test("compare and sweep refuse bad measurement options the same way", arguments: measurementRefusals)

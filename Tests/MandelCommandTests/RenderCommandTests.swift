@@ -56,6 +56,25 @@ struct RenderCommandTests {
         #expect(object["merge"] is NSNull, "no histogram, no merge")
     }
 
+    @Test("render --order centre: the same file, and the line and the JSON say when the centre was done")
+    func order() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for order in ["rows", "centre"] {
+            let result = try MandelProcess.run(
+                ["render", "--size", "96x64", "--tile", "16", "--order", order, "--json", "-o", "\(order).png"],
+                in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+            let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
+            #expect(object["order"] as? String == order)
+            #expect((object["centre_done_seconds"] as? Double ?? 0) > 0)
+        }
+        let line = try MandelProcess.run(["render", "--size", "96x64", "--order", "centre", "-o", "l.png"], in: folder)
+        #expect(line.standardOutput.contains(" | centre first: central quarter done at "), "\(line.standardOutput)")
+        let files = try ["rows", "centre"].map { try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\($0).png")) }
+        #expect(files[0] == files[1])
+    }
+
     @Test("every strategy writes the same pixels")
     func identicalPixels() throws {
         let folder = temporaryFolder()

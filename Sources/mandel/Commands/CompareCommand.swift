@@ -89,6 +89,10 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         try validateDistinctOutputs(measurement.outputs + behaviourCharts + mapOutputs)
         try behaviour.validateSingleWait(command: "compare")
         try sharing.validate(for: view.colorScheme, command: "compare", lists: ["--merge"])
+        try work.validateOrder(
+            command: "compare", size: view.size,
+            format: view.colorScheme.pixelFormat(supersampling: view.samplesPerAxis),
+            allowsList: true)
         if latencyChart != nil && behaviour.heartbeatNanoseconds == nil {
             throw ValidationError("--latency-chart draws what the heartbeat measures; remove --heartbeat off")
         }
@@ -99,7 +103,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
     /// The rows, in order.
     var entries: [MeasurementSession.Entry] {
-        MeasurementSession.Entry.grid(measurement.strategyList, sharings: sharing.sharings())
+        MeasurementSession.Entry.grid(measurement.strategyList, orders: work.orders, sharings: sharing.sharings())
             + (progressOverhead
                 ? [
                     MeasurementSession.Entry(
@@ -160,6 +164,9 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         }
         if behaviour.cancelAfter != nil {
             try report.line("runs cancelled on purpose: pixels not compared, checksums 0")
+        }
+        if work.orders.contains(.centre) {
+            try report.line("\n" + ComparisonTable.order(comparison))
         }
         if comparison.results.contains(where: { $0.behaviour.merge != nil }) {
             try report.line("\n" + ComparisonTable.sharing(comparison))

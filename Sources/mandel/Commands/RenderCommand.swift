@@ -85,6 +85,16 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
         try work.validateSingleValues(command: "render", size: view.size)
         try behaviour.validateSingleWait(command: "render")
         try sharing.validate(for: view.colorScheme, command: "render", lists: [])
+        try work.validateOrder(
+            command: "render", size: view.size,
+            format: view.colorScheme.pixelFormat(supersampling: view.samplesPerAxis),
+            allowsList: false)
+        if work.orders == [.centre] {
+            if bandHeight != nil {
+                throw ValidationError("--order centre needs the whole picture in memory; remove --band-height")
+            }
+            try view.validateFitsInMemory(because: "--order centre needs the whole picture in memory")
+        }
         if format == .pbm && view.samplesPerAxis > 1 {
             throw ValidationError(
                 "--format pbm has one bit per pixel; --supersample blends edges into gray, so use --format png")
@@ -126,7 +136,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     /// picture when a map needs it; otherwise the core's choice for the job.
     func bandRows(for job: RenderJob) -> Int? {
         if let bandHeight { return min(bandHeight, job.size.height) }
-        if visuals.needsWholePicture { return nil }
+        if visuals.needsWholePicture || work.orders == [.centre] { return nil }
         return job.standardBandHeight(
             wholePictureBytes: Limits.wholePictureBytes, bandBytes: Limits.bandBytes, minimumBands: Limits.minimumBands)
     }
@@ -137,7 +147,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
             try await RenderSession(
                 job: job, strategy: strategy.strategy, output: output, format: format,
                 compression: compression ?? .balanced, json: json, visuals: visuals, bandRows: bandRows(for: job),
-                behaviour: behaviour, sharing: sharing.sharing, watch: watch
+                behaviour: behaviour, sharing: sharing.sharing, order: work.orders[0], watch: watch
             ).run()
         }
     }

@@ -86,6 +86,9 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         let workerList = work.workers ?? []
         let tileList = work.tile ?? []
         try sharing.validate(for: view.colorScheme, command: "sweep", lists: ["--merge", "--merge-batch"])
+        try work.validateOrder(
+            command: "sweep", size: view.size, format: view.colorScheme.pixelFormat(supersampling: view.samplesPerAxis),
+            allowsList: false)
         let batchList = sharing.mergeBatch ?? []
         let lists = [workerList.count > 1, tileList.count > 1, behaviour.tileWait.count > 1, batchList.count > 1]
             .filter { $0 }.count
@@ -163,7 +166,8 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             case .mergeBatch: sharings = sharing.sharings(batch: Int(value))
             }
             let session = MeasurementSession(
-                entries: MeasurementSession.Entry.grid(measurement.strategyList, sharings: sharings), job: job,
+                entries: MeasurementSession.Entry.grid(
+                    measurement.strategyList, orders: work.orders, sharings: sharings), job: job,
                 warmup: measurement.warmup, runs: measurement.runs, cancellation: watch.cancellation,
                 behaviour: pointBehaviour)
             let comparison = try await session.measure()

@@ -29,6 +29,23 @@ struct WorkOptions: ParsableArguments {
     @Option(help: "Kernel: simd (vectorised, with the cardioid shortcut) or scalar (the plain reference loop).")
     var kernel: IterationKernel = .simd
 
+    @Option(
+        help: ArgumentHelp(
+            "Tile order: rows, or centre (nearest the picture's centre first: operation, gcd and tasks queue every "
+                + "tile in row order with its priority and let the mechanism choose, the others take tiles centre "
+                + "first) (default: rows); mandel compare takes a list such as rows,centre.",
+            valueName: "order"),
+        transform: { text in
+            try ValueParsing.list(text) { word in
+                guard let order = TileOrder(rawValue: String(word.trimmingBlanks)) else {
+                    throw ValueParsing.Refusal(
+                        description: "unknown order '\(word.trimmingBlanks)'; choose from rows, centre")
+                }
+                return order
+            }
+        })
+    var order: [TileOrder]?
+
     mutating func validate() throws {
         if let workers, let outside = workers.first(where: { !(1...Limits.maximumWorkers).contains($0) }) {
             throw ValidationError("--workers must be from 1 to \(Limits.maximumWorkers) (got \(outside))")
@@ -44,6 +61,35 @@ struct WorkOptions: ParsableArguments {
         }
         try validateTiles(fitIn: size)
     }
+
+    /// Refuses a centre-first order where it cannot apply, and a list of orders where `command` takes one.
+    func validateOrder(command: String, size: PixelSize, format: PixelFormat, allowsList: Bool) throws {
+        guard let order else { return }
+        if let repeated = order.indices.first(where: { order[..<$0].contains(order[$0]) }) {
+            throw ValidationError("--order lists \(order[repeated].rawValue) more than once")
+        }
+        if order.count > 1 && !allowsList {
+            throw ValidationError(
+                "--order takes one value for mandel \(command); to measure both, use mandel compare --order rows,centre"
+            )
+        }
+        guard order.contains(.centre) else { return }
+        if split != .tiles {
+            throw ValidationError(
+                "--order centre reorders the tiles split's queue; use --split tiles (got --split \(split.rawValue))")
+        }
+        // Every tile size of a sweep, not only the first.
+        for tile in self.tile ?? [tileSize(for: size, format: format)] {
+            let tiles = ((size.width + tile.width - 1) / tile.width) * ((size.height + tile.height - 1) / tile.height)
+            guard tiles > TileOrder.maximumCentreTiles else { continue }
+            throw ValidationError(
+                "--order centre queues every tile at once with its priority: at most \(TileOrder.maximumCentreTiles) "
+                    + "tiles (this picture has \(tiles) of \(tile)); use larger tiles")
+        }
+    }
+
+    /// The tile orders asked for; rows alone by default.
+    var orders: [TileOrder] { order ?? [.rows] }
 
     /// Refuses tiles larger than the picture.
     func validateTiles(fitIn size: PixelSize) throws {

@@ -20,20 +20,39 @@ struct MeasurementSession {
         var reportsProgress = false
         var heartbeat = true
         var sharing = HistogramSharing.standard
+        var order = TileOrder.rows
         /// Whether the name says the merge mechanism: when rows differ by it.
         var namesMerge = false
+        /// Whether the name says the tile order: when rows differ by it.
+        var namesOrder = false
 
-        /// The row's name: the strategy's, with `+progress` when the progress source is
-        /// attached, `/no-heartbeat` when the heartbeat is left out, and `/mutex` (…) for the merge.
-        var name: String {
-            strategy.name + (reportsProgress ? "+progress" : "") + (heartbeat ? "" : "/no-heartbeat")
-                + (namesMerge ? "/\(sharing.merge.rawValue)" : "")
+        /// What the name adds for the order and the merge when rows differ by them: `/centre/mutex`.
+        var variant: String {
+            (namesOrder ? "/\(order.rawValue)" : "") + (namesMerge ? "/\(sharing.merge.rawValue)" : "")
         }
 
-        /// One entry per strategy and sharing, strategy by strategy; names say the merge when there are several.
-        static func grid(_ strategies: [any RenderStrategy], sharings: [HistogramSharing]) -> [Entry] {
+        /// The row's name: the strategy's, with `+progress` when the progress source is
+        /// attached, `/no-heartbeat` when the heartbeat is left out, and the ``variant``.
+        var name: String {
+            strategy.name + (reportsProgress ? "+progress" : "") + (heartbeat ? "" : "/no-heartbeat") + variant
+        }
+
+        /// The row this one's speedup is measured against when it has a variant: the baseline's with the same.
+        var baseline: String? { variant.isEmpty ? nil : StrategyCatalog.baseline.name + variant }
+
+        /// One entry per strategy, order and sharing, strategy by strategy; names say the order
+        /// and the merge when there are several.
+        static func grid(
+            _ strategies: [any RenderStrategy], orders: [TileOrder] = [.rows], sharings: [HistogramSharing]
+        ) -> [Entry] {
             strategies.flatMap { strategy in
-                sharings.map { Entry(strategy: strategy, sharing: $0, namesMerge: sharings.count > 1) }
+                orders.flatMap { order in
+                    sharings.map {
+                        Entry(
+                            strategy: strategy, sharing: $0, order: order, namesMerge: sharings.count > 1,
+                            namesOrder: orders.count > 1)
+                    }
+                }
             }
         }
     }
@@ -64,6 +83,7 @@ struct MeasurementSession {
         var lastThreads: [Int] = []
         var cancels: [CancelOutcome] = []
         var merges: [MergeStatistics] = []
+        var centreDone: [Double] = []
         var runs = 0
 
         mutating func add(_ run: RunBehaviour) {
@@ -77,8 +97,9 @@ struct MeasurementSession {
             if let cancel = run.cancel { cancels.append(cancel) }
         }
 
-        mutating func add(_ merge: MergeStatistics?) {
-            if let merge { merges.append(merge) }
+        mutating func add(_ report: RenderReport) {
+            if let merge = report.merge { merges.append(merge) }
+            if let centre = report.centreDoneSeconds { centreDone.append(centre) }
         }
 
         var summary: StrategyBehaviour {
@@ -89,6 +110,7 @@ struct MeasurementSession {
                 summary.mainQueue = .init(
                     p50: all.p50, p99: all.p99, max: all.max, missedFrames: all.missedFrames, ticks: all.ticks)
             }
+            if !centreDone.isEmpty { summary.centreDoneSeconds = median(centreDone) }
             if let first = merges.first {
                 summary.merge = .init(
                     mechanism: first.sharing.merge.rawValue, batch: first.sharing.batch,
@@ -130,7 +152,7 @@ struct MeasurementSession {
                 let outcome = try await observer.run(heartbeat: entry.heartbeat) { flag in
                     try await render.run(
                         entry.strategy, cancellationMode: behaviour.cancellationMode, tileWait: behaviour.wait,
-                        cancellation: flag, sharing: entry.sharing, onTileFinished: onTileFinished)
+                        cancellation: flag, sharing: entry.sharing, order: entry.order, onTileFinished: onTileFinished)
                 }
                 let report = outcome.report
                 dispatchPrecondition(condition: .onQueue(.main))
@@ -142,7 +164,7 @@ struct MeasurementSession {
                         imbalance: report.imbalance,
                         iterations: report.totalIterations, workers: report.plannedWorkers))
                 behaviours[index].add(outcome.behaviour)
-                behaviours[index].add(report.merge)
+                behaviours[index].add(report)
                 // A run cancelled on purpose has an unfinished picture: its pixels are not compared.
                 if behaviour.cancelAfter == nil { checksums[index].insert(render.canvas!.checksum) }
                 if round == warmup + runs - 1 { try lastRun(entry, render.canvas!, report) }
@@ -168,8 +190,7 @@ struct MeasurementSession {
                     pixels: job.size.pixelCount,
                     iterations: runs[0].iterations,
                     behaviour: behaviours[index].summary,
-                    baseline: entries[index].namesMerge
-                        ? "\(StrategyCatalog.baseline.name)/\(entries[index].sharing.merge.rawValue)" : nil)
+                    baseline: entries[index].baseline, order: entries[index].order.rawValue)
             })
     }
 }

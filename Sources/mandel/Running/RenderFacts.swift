@@ -22,11 +22,14 @@ struct RenderFacts {
     let output: String
     /// The zoom from which neighbouring pixels coincide at this centre, if the view is past it.
     let precisionLimit: Double?
+    /// The order the tiles were asked to be rendered in.
+    let order: TileOrder
 
     init(
         job: RenderJob, strategy: any RenderStrategy, plan: WorkPlan, bandRows: Int?, format: ImageFormat,
-        output: String
+        output: String, order: TileOrder = .rows
     ) {
+        self.order = order
         self.job = job
         self.strategy = strategy.name
         workers = strategy.concurrentWorkers(for: plan)
@@ -127,6 +130,9 @@ struct RenderSummary {
         }
         if let samples = behaviour.samples { text += " | peak \(samples.peakThreads) threads" }
         if let merge = report.merge { text += " | " + WorkloadText.describe(merge) }
+        if facts.order == .centre, let centre = report.centreDoneSeconds {
+            text += " | centre first: central quarter done at \(NumberFormat.seconds(centre))"
+        }
         return text
     }
 
@@ -185,6 +191,8 @@ struct RenderSummary {
             "tiles_after_cancel": behaviour.cancel.map { .number(Double($0.tilesStartedAfter)) } ?? .null,
             "cpu_after_cancel": behaviour.cancel.map { .number($0.cpuAfterSeconds) } ?? .null,
             "threads_running_after_cancel": behaviour.cancel.map { .number(Double($0.threadsRunningAfter)) } ?? .null,
+            "order": .string(facts.order.rawValue),
+            "centre_done_seconds": report.centreDoneSeconds.map { .number($0) } ?? .null,
             "merge": report.merge.map { .string($0.sharing.merge.rawValue) } ?? .null,
             "merge_batch": report.merge.map { .number(Double($0.sharing.batch)) } ?? .null,
             "merge_batches": report.merge.map { .number(Double($0.batches)) } ?? .null,

@@ -23,6 +23,8 @@ struct RenderSession {
     let behaviour: BehaviourOptions
     /// How histogram colouring's workers merge their escape values.
     let sharing: HistogramSharing
+    /// The order the tiles should be rendered in.
+    let order: TileOrder
     let watch: SignalWatch
 
     /// Ends a render that `--cancel-after` cancelled: no output is published, and the report is printed.
@@ -63,7 +65,8 @@ struct RenderSession {
             extraBytes: Self.saturatingSum(mapBytes, encoderBytes), histogramMerges: [sharing.merge],
             cancellation: watch.cancellation)
         let facts = RenderFacts(
-            job: job, strategy: strategy, plan: render.plan, bandRows: bandRows, format: format, output: output)
+            job: job, strategy: strategy, plan: render.plan, bandRows: bandRows, format: format, output: output,
+            order: order)
         if let warning = facts.precisionWarning { printError("warning: " + warning) }
         let writer = BandWriter(
             stream: try ImageStream(
@@ -82,7 +85,7 @@ struct RenderSession {
             outcome = try await ObservedRun(behaviour: behaviour, signals: watch.cancellation).run { flag in
                 try await render.run(
                     strategy, sink: writer, cancellationMode: behaviour.cancellationMode, tileWait: behaviour.wait,
-                    cancellation: flag, sharing: sharing, onTileFinished: onTileFinished)
+                    cancellation: flag, sharing: sharing, order: order, onTileFinished: onTileFinished)
             }
             meter.finish()
         } catch {
