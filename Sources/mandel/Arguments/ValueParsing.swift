@@ -41,6 +41,22 @@ enum ValueParsing {
         try String(text).split(separator: ",", omittingEmptySubsequences: false).map { try item($0) }
     }
 
+    /// Comma-separated words, each one of `Word`'s cases; `kind` names them in the refusal.
+    static func words<Word: CaseIterable & RawRepresentable<String>>(
+        _ text: some StringProtocol, kind: String
+    ) throws
+        -> [Word]
+    {
+        try list(text) { item in
+            guard let word = Word(rawValue: String(item.trimmingBlanks)) else {
+                throw Refusal(
+                    description: "unknown \(kind) '\(item.trimmingBlanks)'; choose from "
+                        + Word.allCases.map(\.rawValue).joined(separator: ", "))
+            }
+            return word
+        }
+    }
+
     /// `WxH` or `N`, each side from 1 to `maximum`.
     static func size(_ text: some StringProtocol, maximum: Int = Limits.maximumSide) throws -> PixelSize {
         let parts = text.trimmingBlanks.split(omittingEmptySubsequences: false) { $0 == "x" || $0 == "X" }

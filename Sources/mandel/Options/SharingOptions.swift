@@ -14,16 +14,7 @@ struct SharingOptions: ParsableArguments {
                 + "increment per value) or private (a histogram per worker, summed at the end) (default: queue); "
                 + "mandel compare and sweep take a list such as queue,mutex,atomic.",
             valueName: "merge"),
-        transform: { text in
-            try ValueParsing.list(text) { word in
-                guard let merge = HistogramMerge(rawValue: String(word.trimmingBlanks)) else {
-                    throw ValueParsing.Refusal(
-                        description: "unknown merge '\(word.trimmingBlanks)'; choose from "
-                            + HistogramMerge.allCases.map(\.rawValue).joined(separator: ", "))
-                }
-                return merge
-            }
-        })
+        transform: { try ValueParsing.words($0, kind: "merge") })
     var merge: [HistogramMerge]?
 
     @Option(

@@ -35,15 +35,7 @@ struct WorkOptions: ParsableArguments {
                 + "tile in row order with its priority and let the mechanism choose, the others take tiles centre "
                 + "first) (default: rows); mandel compare takes a list such as rows,centre.",
             valueName: "order"),
-        transform: { text in
-            try ValueParsing.list(text) { word in
-                guard let order = TileOrder(rawValue: String(word.trimmingBlanks)) else {
-                    throw ValueParsing.Refusal(
-                        description: "unknown order '\(word.trimmingBlanks)'; choose from rows, centre")
-                }
-                return order
-            }
-        })
+        transform: { try ValueParsing.words($0, kind: "order") })
     var order: [TileOrder]?
 
     mutating func validate() throws {
