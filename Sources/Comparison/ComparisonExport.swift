@@ -69,6 +69,7 @@ public struct ComparisonExport: Encodable {
         public let threadsRunningAfterCancel: Int?
         public let order: String
         public let centreDoneSeconds: Double?
+        public let firstPictureSeconds: Double?
         public let merge: String?
         public let mergeBatch: Int?
         public let mergeBatches: Int?
@@ -91,6 +92,7 @@ public struct ComparisonExport: Encodable {
             case threadsRunningAfterCancel = "threads_running_after_cancel"
             case order
             case centreDoneSeconds = "centre_done_seconds"
+            case firstPictureSeconds = "first_picture_seconds"
             case merge
             case mergeBatch = "merge_batch"
             case mergeBatches = "merge_batches"
@@ -129,6 +131,7 @@ public struct ComparisonExport: Encodable {
             try container.encode(threadsRunningAfterCancel, forKey: .threadsRunningAfterCancel)
             try container.encode(order, forKey: .order)
             try container.encode(centreDoneSeconds, forKey: .centreDoneSeconds)
+            try container.encode(firstPictureSeconds, forKey: .firstPictureSeconds)
             try container.encode(merge, forKey: .merge)
             try container.encode(mergeBatch, forKey: .mergeBatch)
             try container.encode(mergeBatches, forKey: .mergeBatches)
@@ -166,6 +169,7 @@ public struct ComparisonExport: Encodable {
             threadsRunningAfterCancel = behaviour.cancel?.threadsRunningAfter
             order = result.order
             centreDoneSeconds = behaviour.centreDoneSeconds
+            firstPictureSeconds = behaviour.firstPictureSeconds
             merge = behaviour.merge?.mechanism
             mergeBatch = behaviour.merge?.batch
             mergeBatches = behaviour.merge?.batches
@@ -178,7 +182,7 @@ public struct ComparisonExport: Encodable {
             + "imbalance,workers,threads_used,megapixels_per_second,iterations_per_second,checksum,verdict,"
             + "main_queue_p50,main_queue_p99,main_queue_max,missed_frames,heartbeat_ticks,peak_threads,"
             + "peak_resident_bytes,cancel_latency,tiles_after_cancel,cpu_after_cancel,threads_running_after_cancel,"
-            + "order,centre_done_seconds,merge,merge_batch,merge_batches,merge_seconds,merge_wait_seconds"
+            + "order,centre_done_seconds,first_picture_seconds,merge,merge_batch,merge_batches,merge_seconds,merge_wait_seconds"
 
         var csvLine: String {
             func number(_ value: Double?) -> String { value.map { String($0) } ?? "" }
@@ -191,7 +195,8 @@ public struct ComparisonExport: Encodable {
                 number(mainQueue?.p50), number(mainQueue?.p99), number(mainQueue?.max),
                 integer(mainQueue?.missedFrames), integer(mainQueue?.ticks), integer(peakThreads),
                 integer(peakResidentBytes), number(cancelLatency), number(tilesAfterCancel), number(cpuAfterCancel),
-                integer(threadsRunningAfterCancel), order, number(centreDoneSeconds), merge ?? "", integer(mergeBatch),
+                integer(threadsRunningAfterCancel), order, number(centreDoneSeconds), number(firstPictureSeconds),
+                merge ?? "", integer(mergeBatch),
                 integer(mergeBatches),
                 number(mergeSeconds), number(mergeWaitSeconds),
             ].joined(separator: ",")

@@ -51,20 +51,31 @@ public enum ComparisonTable {
             + (showsMainQueue ? "; main p99/max = how late the main queue's heartbeat ran" : "")
     }
 
-    /// The table of tile orders: per row, the order asked for, when the picture's central quarter
-    /// was done, and when the whole picture was (medians per run).
+    /// The table of what comes first: per row, the order asked for, when the preview reached
+    /// the main queue (with `--preview`), when the picture's central quarter was done, and when
+    /// the whole picture was (medians per run).
     public static func order(_ comparison: StrategyComparison) -> String {
-        let header = ["  strategy", "order", "centre done", "total", "centre / total"]
+        let previews = comparison.results.contains { $0.behaviour.firstPictureSeconds != nil }
+        var header = ["  strategy", "order", "centre done", "total", "centre / total"]
+        if previews { header.insert(contentsOf: ["first picture", "first / total"], at: 2) }
         var rows = [header]
         for result in comparison.results {
             guard let centre = result.behaviour.centreDoneSeconds else { continue }
             let total = result.wall.median
-            rows.append([
+            func share(_ seconds: Double) -> String { total > 0 ? String(format: "%.2f", seconds / total) : "n/a" }
+            var row = [
                 "  " + result.strategy, result.order, NumberFormat.milliseconds(centre),
-                NumberFormat.milliseconds(total), total > 0 ? String(format: "%.2f", centre / total) : "n/a",
-            ])
+                NumberFormat.milliseconds(total), share(centre),
+            ]
+            if previews {
+                let first = result.behaviour.firstPictureSeconds
+                row.insert(
+                    contentsOf: [first.map(NumberFormat.milliseconds) ?? "n/a", first.map(share) ?? "n/a"], at: 2)
+            }
+            rows.append(row)
         }
         return align(rows, rightAligned: Set(2..<header.count))
+            + (previews ? "\nfirst picture = ms until the preview was delivered on the main queue" : "")
             + "\ncentre done = ms until every tile touching the picture's central quarter was done; total = the "
             + "median wall time"
     }

@@ -84,6 +84,8 @@ public struct StrategyBehaviour: Sendable {
     public var merge: Merge?
     /// Seconds until the tiles of the picture's central quarter were done (median over the runs).
     public var centreDoneSeconds: Double?
+    /// With a preview, seconds until it was delivered on the main queue (median over the runs).
+    public var firstPictureSeconds: Double?
 
     public init(
         mainQueue: MainQueue? = nil, peakThreads: Int? = nil, peakResidentBytes: Int? = nil, cancel: Cancel? = nil,

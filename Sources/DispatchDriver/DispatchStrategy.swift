@@ -37,10 +37,37 @@ public struct DispatchStrategy: RenderStrategy {
     /// The global queues' classes by priority class, the centre's first.
     static let classes: [DispatchQoS.QoSClass] = [.userInteractive, .userInitiated, .utility, .background]
 
+    public var dependency: String {
+        "the first render's DispatchGroup notifies the draw queue, which submits the second's blocks; "
+            + "a second notify tells the main queue"
+    }
+
+    /// Submits the first render's blocks in a group whose notify submits the second's; returns at once.
+    public func start(
+        _ first: RenderWork, then second: RenderWork, firstDone: @escaping @Sendable () -> Void,
+        completion: @escaping @Sendable () -> Void
+    ) {
+        let drawQueue = DrawQueue(concurrent: max(first.plan.workerCount, second.plan.workerCount) > 1)
+        let firstGroup = DispatchGroup()
+        submit(first, on: drawQueue, group: firstGroup)
+        firstGroup.notify(queue: .main, execute: firstDone)
+        firstGroup.notify(queue: drawQueue.queue) {
+            let secondGroup = DispatchGroup()
+            submit(second, on: drawQueue, group: secondGroup)
+            secondGroup.notify(queue: .main, execute: completion)
+        }
+    }
+
     /// Submits the first blocks and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         let drawQueue = DrawQueue(concurrent: work.plan.workerCount > 1)
         let group = DispatchGroup()
+        submit(work, on: drawQueue, group: group)
+        group.notify(queue: .main, execute: completion)
+    }
+
+    /// Submits `work`'s first blocks in `group`, which the last block of the render leaves.
+    private func submit(_ work: RenderWork, on drawQueue: DrawQueue, group: DispatchGroup) {
         // GCD's own cancel: DispatchWorkItem.cancel(), which stops a block still waiting in
         // the queue and nothing that is running.
         let queued = QueuedBlocks()
@@ -73,7 +100,6 @@ public struct DispatchStrategy: RenderStrategy {
                 }
             }
         }
-        group.notify(queue: .main, execute: completion)
     }
 
     /// Submits one block that renders the next free tile and then submits its successor, before it leaves the group.

@@ -25,7 +25,8 @@ public struct OutputSet {
         }
         var moved: [(file: OutputFile, previous: String?)] = []
         for file in files {
-            guard let temporary = file.temporaryPath else { continue }
+            // A file already put in place on its own (a preview, as soon as it was ready) stays as it is.
+            guard let temporary = file.temporaryPath, !file.isInPlace else { continue }
             // Keep the file being replaced under a second name until every rename has succeeded.
             var previous: String? = temporary + ".previous"
             if link(file.destination, previous!) != 0 { previous = nil }

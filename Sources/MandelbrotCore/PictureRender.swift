@@ -25,6 +25,36 @@ public final class PictureRender: Sendable {
     private let grid: SampleGrid
     private let canvases: [PixelBuffer]
     private let recorders: [TileRecorder]
+    private let preview: Preview?
+
+    /// The coarse picture rendered before the full one: its job, plan, grid and memory.
+    private struct Preview: Sendable {
+        let every: Int
+        let job: RenderJob
+        let plan: WorkPlan
+        let grid: SampleGrid
+        let canvas: PixelBuffer
+        let recorder: TileRecorder
+    }
+
+    /// The tiles of a preview of `job`.
+    public static func previewPlanTileCount(of job: RenderJob, every: Int) -> Int {
+        previewJob(of: job, every: every).plan().tileCount
+    }
+
+    /// The job of a preview of every `every`-th pixel of `job`: its size, and its tiles cut to it.
+    static func previewJob(of job: RenderJob, every: Int) -> RenderJob {
+        var coarse = job
+        coarse.size = previewSize(of: job.size, every: every)
+        coarse.tileSize = TileSize(
+            width: min(job.tileSize.width, coarse.size.width), height: min(job.tileSize.height, coarse.size.height))
+        return coarse
+    }
+
+    /// The size of a preview of every `every`-th pixel of a `size` picture: pixels 0, every, 2·every, ….
+    public static func previewSize(of size: ImageSize, every: Int) -> ImageSize {
+        ImageSize(width: (size.width + every - 1) / every, height: (size.height + every - 1) / every)
+    }
 
     /// The most bands in flight at once: three, so that workers can run two bands
     /// ahead of the one being written; one for a picture rendered whole.
@@ -46,7 +76,7 @@ public final class PictureRender: Sendable {
     ///   when an allocation fails.
     public init(
         job: RenderJob, bandHeight: Int? = nil, keepsCounts: Bool = false, extraBytes: Int = 0,
-        histogramMerges: [HistogramMerge] = [HistogramSharing.standard.merge],
+        histogramMerges: [HistogramMerge] = [HistogramSharing.standard.merge], previewEvery: Int? = nil,
         cancellation: CancellationFlag = CancellationFlag()
     ) throws(RenderFailure) {
         if job.isBenchmarksGame {
@@ -78,7 +108,25 @@ public final class PictureRender: Sendable {
         self.canvases = canvases
         self.recorders = recorders
         counts = keepsCounts ? try IterationCounts(size: job.size) : nil
+        if let every = previewEvery {
+            precondition(every >= 2, "a preview takes every second pixel or fewer")
+            precondition(
+                plan.bandCount == 1 && job.passes == [.coloring],
+                "a preview comes before a picture rendered whole in one pass")
+            let coarse = Self.previewJob(of: job, every: every)
+            let coarsePlan = coarse.plan()
+            preview = Preview(
+                every: every, job: coarse, plan: coarsePlan,
+                grid: grid.coarse(every: every, samples: job.supersampling, size: coarse.size),
+                canvas: try PixelBuffer(size: coarse.size, format: job.pixelFormat),
+                recorder: try TileRecorder(capacity: coarsePlan.tileCount))
+        } else {
+            preview = nil
+        }
     }
+
+    /// The preview's pixels, once a run with a preview has delivered it; nil without a preview.
+    public var previewCanvas: PixelBuffer? { preview?.canvas }
 
     /// The whole picture, for a picture rendered in one band; nil for a banded one.
     public var canvas: PixelBuffer? { plan.bandCount == 1 ? canvases[0] : nil }
@@ -135,6 +183,9 @@ public final class PictureRender: Sendable {
     ///   - sharing: How histogram colouring's workers merge their escape values (the pixels do not depend on it).
     ///   - order: The order the tiles should be rendered in; ``TileOrder/centre`` needs a dynamic
     ///     plan of one band and at most ``TileOrder/maximumCentreTiles`` tiles (traps otherwise).
+    ///   - onPreview: With a preview (see `init`), called on the main queue once the preview is
+    ///     done, with the seconds since the start; ``previewCanvas`` then holds it. The full
+    ///     picture's tiles may be under way meanwhile.
     ///   - onTileFinished: Called on the worker's thread after each finished tile of every pass; cheap and thread-safe.
     /// - Returns: The report. `wallSeconds` runs from the first pass's start to the last pass's
     ///   completion; the sink's writing of the last bands comes after it.
@@ -144,7 +195,7 @@ public final class PictureRender: Sendable {
         _ strategy: any RenderStrategy, sink: (any BandSink)? = nil, cancellationMode: CancellationMode = .flag,
         tileWait: TileWait = .none, cancellation runCancellation: CancellationFlag? = nil,
         sharing: HistogramSharing = .standard, order: TileOrder = .rows,
-        onTileFinished: (@Sendable () -> Void)? = nil
+        onTileFinished: (@Sendable () -> Void)? = nil, onPreview: (@MainActor @Sendable (Double) -> Void)? = nil
     ) async throws -> RenderReport {
         // A run may have a flag of its own (a planned cancel of one run among many); ``cancellation`` otherwise.
         let cancellation = runCancellation ?? self.cancellation
@@ -168,6 +219,8 @@ public final class PictureRender: Sendable {
         var sinkCPU = CPUTime.zero
         var end = start
         var endProcessorTime: UInt64 = 0
+        let firstPicture = Locked<Double?>(nil)
+        var previewRecords: [TileRecord] = []
         func report() -> RenderReport {
             RenderReport(
                 strategy: strategy.name, wallSeconds: Double(end - start) / 1e9,
@@ -175,7 +228,8 @@ public final class PictureRender: Sendable {
                 countingTiles: records[.counting] ?? [], plannedWorkers: strategy.concurrentWorkers(for: plan),
                 cancelRequestedSeconds: cancellation.cancelledAt.map { Double(Int64(bitPattern: $0 &- start)) / 1e9 },
                 processorNanosecondsAtCompletion: endProcessorTime, startNanoseconds: start,
-                merge: histogram?.statistics,
+                merge: histogram?.statistics, firstPictureSeconds: firstPicture.withLock { $0 },
+                previewTiles: previewRecords,
                 centreDoneSeconds: plan.bandCount == 1
                     ? RenderReport.centreDone(records[.coloring] ?? [], size: job.size) : nil)
         }
@@ -198,7 +252,31 @@ public final class PictureRender: Sendable {
                     order: order, ranking: ranking, onTileFinished: onTileFinished)
             }
             var failure: RenderFailure?
-            if plan.isDynamic {
+            if let preview {
+                // The coarse picture first, then the full one, which depends on it: the strategy
+                // says how. The preview keeps its pixels (no sink), the full picture goes on as always.
+                let previewPipeline = BandPipeline(
+                    plan: preview.plan,
+                    slots: [BandPipeline.Slot(canvas: preview.canvas, counts: nil, recorder: preview.recorder)],
+                    sink: nil, cancellation: cancellation, keepsTileRecords: true, origin: start)
+                let previewWork = RenderWork(
+                    plan: preview.plan, firstTile: 0, picturePlan: preview.plan, pass: .coloring,
+                    renderer: self.renderer(
+                        for: .coloring, samples: SampleCounter(job: preview.job, grid: preview.grid), histogram: nil),
+                    pipeline: previewPipeline, registry: registry, cancellation: cancellation,
+                    cancellationMode: cancellationMode, tileWait: tileWait,
+                    waitsAsynchronously: tileWait.mode == .async && strategy.asynchronousWait != nil,
+                    onTileFinished: onTileFinished)
+                let whole = work(plan.isDynamic ? plan : plan.band(0), from: 0)
+                await StrategyRunner.run(strategy, first: previewWork, then: whole) {
+                    let seconds = MonotonicClock.seconds(since: start)
+                    firstPicture.withLock { $0 = seconds }
+                    // StrategyRunner has checked that this runs on the main queue.
+                    if !cancellation.isCancelled { MainActor.assumeIsolated { onPreview?(seconds) } }
+                }
+                failure = previewWork.failure ?? whole.failure
+                previewRecords = await previewPipeline.drain().records
+            } else if plan.isDynamic {
                 // One run over every band: workers flow from one band into the next.
                 let whole = work(plan, from: 0)
                 await StrategyRunner.run(strategy, work: whole)

@@ -27,12 +27,19 @@ public struct RenderReport: Sendable {
     /// middle half of each side) was coloured; nil for a banded picture, whose records are
     /// per band and worker, and for a render that did not finish them.
     public let centreDoneSeconds: Double?
+    /// With a preview, seconds from the start until the preview was delivered on the main queue.
+    public let firstPictureSeconds: Double?
+    /// With a preview, its tiles, recorded as the picture's are; empty otherwise.
+    public let previewTiles: [TileRecord]
 
     public init(
         strategy: String, wallSeconds: Double, cpu: CPUTime, tiles: [TileRecord], countingTiles: [TileRecord] = [],
         plannedWorkers: Int, cancelRequestedSeconds: Double? = nil, processorNanosecondsAtCompletion: UInt64? = nil,
-        startNanoseconds: UInt64 = 0, merge: MergeStatistics? = nil, centreDoneSeconds: Double? = nil
+        startNanoseconds: UInt64 = 0, merge: MergeStatistics? = nil, firstPictureSeconds: Double? = nil,
+        previewTiles: [TileRecord] = [], centreDoneSeconds: Double? = nil
     ) {
+        self.previewTiles = previewTiles
+        self.firstPictureSeconds = firstPictureSeconds
         self.centreDoneSeconds = centreDoneSeconds
         self.merge = merge
         self.startNanoseconds = startNanoseconds

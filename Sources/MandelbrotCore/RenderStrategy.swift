@@ -43,6 +43,19 @@ public protocol RenderStrategy: Sendable {
     /// gives it and lets the mechanism choose. Without one it takes tiles from
     /// ``RenderWork/nextTile()``, which hands them out centre first.
     var priorityFacility: String? { get }
+
+    /// Renders every tile of `first`, then every tile of `second`, which depends on it: the
+    /// dependency expressed in the mechanism's own way (``dependency``).
+    ///
+    /// Calls `firstDone` exactly once, on the main queue, once `first`'s last tile is done (the
+    /// work of `second` may be under way by then), and `completion` exactly once, on the main
+    /// queue, after `second`'s last tile. The default starts `second` from `first`'s completion.
+    func start(
+        _ first: RenderWork, then second: RenderWork, firstDone: @escaping @Sendable () -> Void,
+        completion: @escaping @Sendable () -> Void)
+
+    /// How the mechanism makes one render wait for another, in words.
+    var dependency: String { get }
 }
 
 /// What a threading mechanism's own cancellation can do.
@@ -75,4 +88,18 @@ extension RenderStrategy {
 
     /// None: tiles come centre first from the shared counter.
     public var priorityFacility: String? { nil }
+
+    /// The first render's completion, on the main queue, starts the second.
+    public func start(
+        _ first: RenderWork, then second: RenderWork, firstDone: @escaping @Sendable () -> Void,
+        completion: @escaping @Sendable () -> Void
+    ) {
+        start(first) {
+            firstDone()
+            start(second, completion: completion)
+        }
+    }
+
+    /// The default's words.
+    public var dependency: String { "the first render's completion on the main queue starts the second" }
 }

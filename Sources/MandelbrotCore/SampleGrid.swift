@@ -15,11 +15,13 @@ public struct SampleGrid: Sendable {
 
     /// The imaginary parts of the rows, top to bottom: a collection computed on access.
     public struct ImaginaryParts: RandomAccessCollection, Sendable {
-        enum Formula {
+        indirect enum Formula: Sendable {
             /// `center − (y + 0.5 − halfHeight) · spacing` (see ``Viewport``).
             case view(center: Double, halfHeight: Double, spacing: Double)
             /// `2·y/N − 1`.
             case benchmarksGame(side: Double)
+            /// Every `every`-th pixel's rows of another grid with `samples` rows per pixel.
+            case coarse(Formula, every: Int, samples: Int)
         }
 
         let formula: Formula
@@ -31,10 +33,16 @@ public struct SampleGrid: Sendable {
         /// The imaginary part of row `y`'s samples.
         public subscript(y: Int) -> Double {
             precondition(y >= 0 && y < endIndex, "row outside the grid")
+            return Self.value(of: formula, row: y)
+        }
+
+        private static func value(of formula: Formula, row y: Int) -> Double {
             switch formula {
             case .view(let center, let halfHeight, let spacing):
                 return SampleGrid.imaginaryPart(row: y, center: center, halfHeight: halfHeight, spacing: spacing)
             case .benchmarksGame(let n): return 2 * Double(y) / n - 1
+            case .coarse(let base, let every, let samples):
+                return value(of: base, row: SampleGrid.fineIndex(of: y, every: every, samples: samples))
             }
         }
     }
@@ -59,6 +67,31 @@ public struct SampleGrid: Sendable {
         self.size = ImageSize(width: side, height: side)
         self.realParts = (0..<side).map { x in 2 * Double(x) / n - 1.5 }
         self.imaginaryParts = ImaginaryParts(formula: .benchmarksGame(side: n), endIndex: side)
+    }
+
+    /// The grid of every `every`-th pixel of this one in each direction, for a picture of
+    /// `size` pixels with `samples`×`samples` samples each: the same `Double`s, not recomputed.
+    func coarse(every: Int, samples: Int, size: ImageSize) -> SampleGrid {
+        SampleGrid(
+            size: ImageSize(width: size.width * samples, height: size.height * samples),
+            realParts: (0..<(size.width * samples)).map {
+                realParts[Self.fineIndex(of: $0, every: every, samples: samples)]
+            },
+            imaginaryParts: ImaginaryParts(
+                formula: .coarse(imaginaryParts.formula, every: every, samples: samples),
+                endIndex: size.height * samples))
+    }
+
+    /// The fine grid's sample index of a coarse grid's sample `index`: pixel `index / samples`
+    /// becomes pixel `every` times as far, and the sample within the pixel stays.
+    static func fineIndex(of index: Int, every: Int, samples: Int) -> Int {
+        (index / samples) * every * samples + index % samples
+    }
+
+    private init(size: ImageSize, realParts: [Double], imaginaryParts: ImaginaryParts) {
+        self.size = size
+        self.realParts = realParts
+        self.imaginaryParts = imaginaryParts
     }
 
     /// The grid a job samples.

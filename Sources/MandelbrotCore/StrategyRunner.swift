@@ -14,4 +14,26 @@ enum StrategyRunner {
             }
         }
     }
+
+    /// Runs `first` and then `second`, which depends on it, as the strategy expresses that;
+    /// `firstDone` runs on the main queue once `first` is done. Returns after `second`'s completion.
+    static func run(
+        _ strategy: any RenderStrategy, first: RenderWork, then second: RenderWork,
+        firstDone: @escaping @Sendable () -> Void
+    ) async {
+        await awaitHandoff { handOff in
+            strategy.start(
+                first, then: second,
+                firstDone: {
+                    dispatchPrecondition(condition: .onQueue(.main))
+                    first.releaseCancelHandlers()
+                    firstDone()
+                },
+                completion: {
+                    dispatchPrecondition(condition: .onQueue(.main))
+                    second.releaseCancelHandlers()
+                    handOff()
+                })
+        }
+    }
 }

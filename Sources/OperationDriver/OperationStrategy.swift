@@ -43,22 +43,66 @@ public struct OperationStrategy: RenderStrategy {
     /// `queuePriority` by priority class, the centre's first.
     static let priorities: [Operation.QueuePriority] = [.veryHigh, .high, .normal, .low, .veryLow]
 
+    public var dependency: String {
+        "addDependency: a gate operation depends on every operation of the first render, and the second "
+            + "render's operations depend on the gate"
+    }
+
     /// Queues the first operations and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
-        let queue = OperationQueue()
-        queue.name = "mandel.operations"
-        queue.maxConcurrentOperationCount = work.plan.workerCount
+        let queue = Self.makeQueue(width: work.plan.workerCount)
         let feed = OperationFeed(work: work, queue: queue, completion: RenderCompletion(completion: completion))
         work.onCancel { feed.cancel() }
+        feed.queue(Self.firstOperations(of: work))
+        feed.finishedQueueing()
+    }
+
+    /// Queues every operation of the first render, a gate that depends on them all, and the
+    /// second render's first operations, which depend on the gate; returns at once.
+    ///
+    /// The first render has an operation per tile (or per worker for a static plan), all
+    /// known when the gate is made: one operation depending on many is exactly what corelibs
+    /// Foundation does in superlinear time, so a preview of many tiles shows it.
+    public func start(
+        _ first: RenderWork, then second: RenderWork, firstDone: @escaping @Sendable () -> Void,
+        completion: @escaping @Sendable () -> Void
+    ) {
+        let queue = Self.makeQueue(width: max(first.plan.workerCount, second.plan.workerCount))
+        let tiles: [MandelbrotOperation.Tiles] =
+            first.plan.isDynamic
+            ? (0..<first.plan.tileCount).map { .tile($0) }
+            : (0..<first.plan.workerCount).map { .share(first.plan.tiles(of: $0)) }
+        let firstOperations = tiles.map { OperationFeed.makeOperation(for: first, tiles: $0).operation }
+        let gate = BlockOperation {}
+        // Runs once the gate is finished, also after a cancel: the main queue hears either way.
+        gate.completionBlock = { DispatchQueue.main.async(execute: firstDone) }
+        firstOperations.forEach(gate.addDependency)
+        let feed = OperationFeed(work: second, queue: queue, completion: RenderCompletion(completion: completion))
+        first.onCancel { queue.cancelAllOperations() }
+        second.onCancel { feed.cancel() }
+        queue.addOperations(firstOperations + [gate], waitUntilFinished: false)
+        feed.queue(Self.firstOperations(of: second), after: gate)
+        feed.finishedQueueing()
+    }
+
+    private static func makeQueue(width: Int) -> OperationQueue {
+        let queue = OperationQueue()
+        queue.name = "mandel.operations"
+        queue.maxConcurrentOperationCount = width
+        return queue
+    }
+
+    /// What a render queues first: every tile with its priority (centre first), a window of
+    /// operations that take the next free tile (tiles), or one per worker (static plans).
+    private static func firstOperations(of work: RenderWork) -> [MandelbrotOperation.Tiles] {
         if work.plan.isDynamic && work.order == .centre {
             // Row order, each with its priority: the queue decides what runs first.
-            feed.queue((0..<work.plan.tileCount).map { .tile($0) })
+            return (0..<work.plan.tileCount).map { .tile($0) }
         } else if work.plan.isDynamic {
-            feed.queue(Array(repeating: .next, count: 2 * work.plan.workerCount))
+            return Array(repeating: .next, count: 2 * work.plan.workerCount)
         } else {
-            feed.queue((0..<work.plan.workerCount).map { .share(work.plan.tiles(of: $0)) })
+            return (0..<work.plan.workerCount).map { .share(work.plan.tiles(of: $0)) }
         }
-        feed.finishedQueueing()
     }
 }
 
@@ -85,22 +129,32 @@ final class OperationFeed: Sendable {
         self.completion = completion
     }
 
-    func queue(_ tiles: [MandelbrotOperation.Tiles]) {
+    /// An operation for `tiles` of `work` (asynchronous when tiles wait their mechanism's way),
+    /// with its priority for a centre-first render, and a way to ask whether it found a tile.
+    static func makeOperation(
+        for work: RenderWork, tiles: MandelbrotOperation.Tiles
+    ) -> (operation: Operation, foundTile: @Sendable () -> Bool) {
+        let operation: Operation
+        let foundTile: @Sendable () -> Bool
+        if let wait = work.asynchronousWaitInterval {
+            let waiting = WaitingMandelbrotOperation(work: work, tiles: tiles, wait: wait)
+            (operation, foundTile) = (waiting, { [unowned waiting] in waiting.foundTile })
+        } else {
+            let plain = MandelbrotOperation(work: work, tiles: tiles)
+            (operation, foundTile) = (plain, { [unowned plain] in plain.foundTile })
+        }
+        if case .tile(let tile) = tiles {
+            operation.queuePriority =
+                OperationStrategy.priorities[work.priorityClass(of: tile, among: OperationStrategy.priorities.count)]
+        }
+        return (operation, foundTile)
+    }
+
+    /// Queues an operation for each of `tiles`, each depending on `gate` if there is one.
+    func queue(_ tiles: [MandelbrotOperation.Tiles], after gate: Operation? = nil) {
         let operations = tiles.map { tiles -> Operation in
-            let operation: Operation
-            let foundTile: @Sendable () -> Bool
-            if let wait = work.asynchronousWaitInterval {
-                let waiting = WaitingMandelbrotOperation(work: work, tiles: tiles, wait: wait)
-                (operation, foundTile) = (waiting, { [unowned waiting] in waiting.foundTile })
-            } else {
-                let plain = MandelbrotOperation(work: work, tiles: tiles)
-                (operation, foundTile) = (plain, { [unowned plain] in plain.foundTile })
-            }
-            if case .tile(let tile) = tiles {
-                operation.queuePriority =
-                    OperationStrategy.priorities[
-                        work.priorityClass(of: tile, among: OperationStrategy.priorities.count)]
-            }
+            let (operation, foundTile) = Self.makeOperation(for: work, tiles: tiles)
+            if let gate { operation.addDependency(gate) }
             // Runs once the operation is finished, whether it ran or was cancelled. An operation
             // that found a tile queues a successor; the first to find none ends the chain.
             operation.completionBlock = { [unowned operation] in

@@ -25,6 +25,42 @@ public struct PThreadStrategy: RenderStrategy {
         .stopsWorkers("a flag of its own that each thread checks between tiles (pthread_cancel would stop it mid-tile)")
     }
 
+    public var dependency: String {
+        "by hand: each thread renders its share of the first render and waits on a pthread condition "
+            + "until every started thread has, then renders its share of the second"
+    }
+
+    /// Creates one thread per worker of the larger plan, each rendering both in turn, and the joiner.
+    public func start(
+        _ first: RenderWork, then second: RenderWork, firstDone: @escaping @Sendable () -> Void,
+        completion: @escaping @Sendable () -> Void
+    ) {
+        let stop = StopFlag()
+        first.onCancel { stop.set() }
+        second.onCancel { stop.set() }
+        let latch = Latch { DispatchQueue.main.async(execute: firstDone) }
+        @Sendable func share(of work: RenderWork, _ worker: Int) {
+            guard work.plan.isDynamic || worker < work.plan.workerCount else { return }
+            work.renderShare(of: worker) { !stop.isSet }
+        }
+        var workers: [pthread_t] = []
+        for worker in 0..<max(first.plan.workerCount, second.plan.workerCount) {
+            let job = PThreadJob {
+                share(of: first, worker)
+                latch.arriveAndWait()
+                share(of: second, worker)
+            }
+            switch spawn(job) {
+            case .success(let thread): workers.append(thread)
+            case .failure(let failure): second.reportFailure(failure)
+            }
+            if second.isCancelled { break }
+        }
+        // Only now is it known how many threads the latch waits for.
+        latch.expect(workers.count)
+        join(workers, first: second, completion: completion)
+    }
+
     /// Creates the worker threads and the joiner, and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         // A pthread has no cancel of its own that is safe here (pthread_cancel would stop a
@@ -39,9 +75,13 @@ public struct PThreadStrategy: RenderStrategy {
             }
             if work.isCancelled { break }
         }
-        let started = workers
+        join(workers, first: work, completion: completion)
+    }
+
+    /// Starts the joiner, which waits for `workers` and hands the completion to the main queue.
+    private func join(_ workers: [pthread_t], first work: RenderWork, completion: @escaping @Sendable () -> Void) {
         let joinAll = PThreadJob {
-            for thread in started { pthread_join(thread, nil) }
+            for thread in workers { pthread_join(thread, nil) }
             DispatchQueue.main.async(execute: completion)
         }
         if case .failure(let failure) = spawn(joinAll, detached: true) {
@@ -49,6 +89,57 @@ public struct PThreadStrategy: RenderStrategy {
             work.reportFailure(failure)
             DispatchQueue.global().async { joinAll.body() }
         }
+    }
+}
+
+/// Where the threads wait for each other between two renders, on a pthread mutex and
+/// condition: it opens once every started thread has arrived, and the opener tells the
+/// main queue. The number to wait for is set after the threads are created, since the
+/// system may refuse some.
+final class Latch: @unchecked Sendable {
+    // @unchecked: the counts are read and written only with `mutex` held.
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var arrived = 0
+    private var expected: Int?
+    private var isOpen = false
+    private let onOpen: @Sendable () -> Void
+
+    init(onOpen: @escaping @Sendable () -> Void) {
+        self.onOpen = onOpen
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+        condition.deallocate()
+    }
+
+    /// Waits until the latch opens.
+    func arriveAndWait() {
+        pthread_mutex_lock(mutex)
+        arrived += 1
+        openIfEveryoneIsHere()
+        while !isOpen { pthread_cond_wait(condition, mutex) }
+        pthread_mutex_unlock(mutex)
+    }
+
+    /// Sets how many threads the latch waits for.
+    func expect(_ count: Int) {
+        pthread_mutex_lock(mutex)
+        expected = count
+        openIfEveryoneIsHere()
+        pthread_mutex_unlock(mutex)
+    }
+
+    private func openIfEveryoneIsHere() {
+        guard !isOpen, let expected, arrived >= expected else { return }
+        isOpen = true
+        onOpen()
+        pthread_cond_broadcast(condition)
     }
 }
 

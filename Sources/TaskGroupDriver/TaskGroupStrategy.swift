@@ -36,6 +36,10 @@ public struct TaskGroupStrategy: RenderStrategy {
     /// Child task priorities by priority class, the centre's first.
     static let priorities: [TaskPriority] = [.high, .medium, .low, .background]
 
+    public var dependency: String {
+        "structured awaiting: the owning task awaits the first render's TaskGroup, then runs the second's"
+    }
+
     /// Starts the task that owns the group and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         // The task's own cancel, registered before the task exists (so it cannot race with a
@@ -44,52 +48,75 @@ public struct TaskGroupStrategy: RenderStrategy {
         work.onCancel { owner.cancel() }
         owner.set(
             Task.detached(priority: .userInitiated) {
-                if work.plan.isDynamic && work.order == .centre {
-                    // Row order, each with its priority: the pool decides what runs first.
-                    await withTaskGroup(of: Void.self) { group in
-                        for tile in 0..<work.plan.tileCount {
-                            let priority = Self.priorities[work.priorityClass(of: tile, among: Self.priorities.count)]
-                            group.addTask(priority: priority) {
-                                guard !Task.isCancelled, work.renderTile(tile) else { return }
-                                if let wait = work.asynchronousWait { try? await Task.sleep(for: wait) }
-                            }
-                        }
-                        while await group.next() != nil {
-                            if work.isCancelled { group.cancelAll() }
-                        }
+                await Self.render(work)
+                await MainActor.run { completion() }
+            })
+    }
+
+    /// One task awaits the first render's group, then the second's.
+    public func start(
+        _ first: RenderWork, then second: RenderWork, firstDone: @escaping @Sendable () -> Void,
+        completion: @escaping @Sendable () -> Void
+    ) {
+        let owner = OwningTask()
+        first.onCancel { owner.cancel() }
+        second.onCancel { owner.cancel() }
+        owner.set(
+            Task.detached(priority: .userInitiated) {
+                await Self.render(first)
+                // The main queue hears of it; the second render does not wait for the main queue.
+                Task { @MainActor in firstDone() }
+                await Self.render(second)
+                await MainActor.run { completion() }
+            })
+    }
+
+    /// Renders every tile of `work` in a task group, and returns when the group is done.
+    private static func render(_ work: RenderWork) async {
+        if work.plan.isDynamic && work.order == .centre {
+            // Row order, each with its priority: the pool decides what runs first.
+            await withTaskGroup(of: Void.self) { group in
+                for tile in 0..<work.plan.tileCount {
+                    let priority = Self.priorities[work.priorityClass(of: tile, among: Self.priorities.count)]
+                    group.addTask(priority: priority) {
+                        guard !Task.isCancelled, work.renderTile(tile) else { return }
+                        if let wait = work.asynchronousWait { try? await Task.sleep(for: wait) }
                     }
-                } else if work.plan.isDynamic {
-                    await withTaskGroup(of: Bool.self) { group in
-                        // A child takes its tile when it runs, not when it is added: a tile is only
-                        // ever held by a task that is rendering it. It says whether it found one.
-                        func addChild() {
-                            group.addTask {
-                                guard !Task.isCancelled, let tile = work.nextTile(), work.renderTile(tile)
-                                else { return false }
-                                if let wait = work.asynchronousWait { try? await Task.sleep(for: wait) }
-                                return true
-                            }
-                        }
-                        for _ in 0..<work.plan.workerCount { addChild() }
-                        while let rendered = await group.next() {
-                            if work.isCancelled { group.cancelAll() }
-                            if rendered { addChild() }
-                        }
+                }
+                while await group.next() != nil {
+                    if work.isCancelled { group.cancelAll() }
+                }
+            }
+        } else if work.plan.isDynamic {
+            await withTaskGroup(of: Bool.self) { group in
+                // A child takes its tile when it runs, not when it is added: a tile is only
+                // ever held by a task that is rendering it. It says whether it found one.
+                func addChild() {
+                    group.addTask {
+                        guard !Task.isCancelled, let tile = work.nextTile(), work.renderTile(tile)
+                        else { return false }
+                        if let wait = work.asynchronousWait { try? await Task.sleep(for: wait) }
+                        return true
                     }
-                } else {
-                    await withTaskGroup(of: Void.self) { group in
-                        for worker in 0..<work.plan.workerCount {
-                            group.addTask {
-                                for tile in work.plan.tiles(of: worker) {
-                                    guard !Task.isCancelled, work.renderTile(tile) else { break }
-                                    if let wait = work.asynchronousWait { try? await Task.sleep(for: wait) }
-                                }
-                            }
+                }
+                for _ in 0..<work.plan.workerCount { addChild() }
+                while let rendered = await group.next() {
+                    if work.isCancelled { group.cancelAll() }
+                    if rendered { addChild() }
+                }
+            }
+        } else {
+            await withTaskGroup(of: Void.self) { group in
+                for worker in 0..<work.plan.workerCount {
+                    group.addTask {
+                        for tile in work.plan.tiles(of: worker) {
+                            guard !Task.isCancelled, work.renderTile(tile) else { break }
+                            if let wait = work.asynchronousWait { try? await Task.sleep(for: wait) }
                         }
                     }
                 }
-                await MainActor.run { completion() }
-            })
+            }
+        }
     }
 }
 

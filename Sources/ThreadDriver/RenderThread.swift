@@ -30,8 +30,46 @@ final class RenderThread: Thread {
         // A name set before start() is lost on Linux, so the thread names itself.
         Thread.current.name = "mandel.worker.\(arguments.worker)"
         // Between tiles the thread also honours its own cancel, as the book's threads do.
-        arguments.work.renderShare(of: arguments.worker) { !isCancelled }
+        Self.renderShare(of: arguments.work, worker: arguments.worker) { !isCancelled }
+        if let (rendezvous, next) = arguments.then {
+            // By hand: every thread waits here until all have finished the first render.
+            rendezvous.arriveAndWait()
+            Self.renderShare(of: next, worker: arguments.worker) { !isCancelled }
+        }
         // The Swift analogue of performSelectorOnMainThread: the last thing this thread does.
         DispatchQueue.main.async(execute: arguments.exitOnMainQueue)
+    }
+
+    /// Worker `worker`'s share of `work`: none if a static plan has fewer workers than there are threads.
+    private static func renderShare(of work: RenderWork, worker: Int, while shouldContinue: () -> Bool) {
+        guard work.plan.isDynamic || worker < work.plan.workerCount else { return }
+        work.renderShare(of: worker, while: shouldContinue)
+    }
+}
+
+/// Where worker threads wait for each other between two renders, built on `NSCondition`:
+/// the last to arrive tells the main queue and lets them all go on.
+final class Rendezvous: @unchecked Sendable {
+    // @unchecked: `arrived` is read and written only with `condition` locked.
+    private let condition = NSCondition()
+    private var arrived = 0
+    private let expected: Int
+    private let whenAllHaveArrived: @Sendable () -> Void
+
+    init(expected: Int, whenAllHaveArrived: @escaping @Sendable () -> Void) {
+        self.expected = expected
+        self.whenAllHaveArrived = whenAllHaveArrived
+    }
+
+    /// Waits until all `expected` threads have called this.
+    func arriveAndWait() {
+        condition.lock()
+        defer { condition.unlock() }
+        arrived += 1
+        if arrived == expected {
+            whenAllHaveArrived()
+            condition.broadcast()
+        }
+        while arrived < expected { condition.wait() }
     }
 }

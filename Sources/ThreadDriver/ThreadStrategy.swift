@@ -27,6 +27,31 @@ public struct ThreadStrategy: RenderStrategy {
         .stopsWorkers("Thread.cancel(); each thread checks isCancelled between tiles")
     }
 
+    public var dependency: String {
+        "by hand: each thread renders its share of the first render, waits at an NSCondition until every "
+            + "thread has, then renders its share of the second"
+    }
+
+    /// Starts one thread per worker of the larger plan, each rendering both in turn; returns at once.
+    public func start(
+        _ first: RenderWork, then second: RenderWork, firstDone: @escaping @Sendable () -> Void,
+        completion: @escaping @Sendable () -> Void
+    ) {
+        let workerCount = max(first.plan.workerCount, second.plan.workerCount)
+        let tally = FinishedThreadTally(expected: workerCount, completion: completion)
+        let rendezvous = Rendezvous(expected: workerCount) { DispatchQueue.main.async(execute: firstDone) }
+        let threads = (0..<workerCount).map { worker in
+            RenderThread(
+                arguments: WorkerArguments(
+                    work: first, worker: worker, exitOnMainQueue: { tally.threadFinished() },
+                    then: (rendezvous, second)))
+        }
+        let handles = ThreadHandles(threads: threads)
+        first.onCancel { handles.cancelAll() }
+        second.onCancel { handles.cancelAll() }
+        threads.forEach { $0.start() }
+    }
+
     /// Starts one thread per planned worker and returns.
     public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         let workerCount = work.plan.workerCount

@@ -8,4 +8,7 @@ struct WorkerArguments: Sendable {
     let worker: Int
     /// Runs on the main queue after the thread has finished its share.
     let exitOnMainQueue: @Sendable () -> Void
+    /// A render that depends on `work`: the thread meets the others at the rendezvous once its
+    /// share of `work` is done, then renders its share of this one.
+    var then: (rendezvous: Rendezvous, work: RenderWork)? = nil
 }

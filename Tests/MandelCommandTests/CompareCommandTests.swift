@@ -143,6 +143,25 @@ struct CompareCommandTests {
         #expect(result.standardOutput.contains("centre done = ms until every tile touching"))
     }
 
+    @Test("compare --preview: when each strategy's preview reached the main queue, in the table and the JSON")
+    func preview() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            [
+                "compare", "--size", "96x64", "--preview", "4", "--warmup", "0", "--runs", "2", "--json", "p.json",
+            ], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/p.json")))
+            as! [String: Any]
+        for row in object["results"] as! [[String: Any]] {
+            let first = try #require(row["first_picture_seconds"] as? Double)
+            #expect(first > 0 && first <= (row["max"] as! Double))
+        }
+        #expect(result.standardOutput.contains("first picture = ms until the preview was delivered on the main queue"))
+    }
+
     @Test("sweep --merge-batch: a point per batch size, a row per mechanism, the sharing cost in a chart")
     func mergeBatchSweep() throws {
         let folder = temporaryFolder()

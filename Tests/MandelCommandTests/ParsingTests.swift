@@ -120,6 +120,11 @@ struct ParsingTests {
             "--order centre queues every tile at once with its priority: at most 65536 tiles (this picture has 100000"
         ),
         (["--order", "centre", "--band-height", "8"], "--order centre needs the whole picture in memory"),
+        (["--preview", "1"], "--preview must be from 2 to 65536 (got 1)"),
+        (["--preview", "4", "--color", "histogram"], "histogram colouring needs the whole picture's histogram"),
+        (["--preview-output", "p.png"], "--preview-output writes the preview; add --preview"),
+        (["--preview", "4", "--band-height", "8"], "--preview comes before a picture rendered whole"),
+        (["--preview", "4", "--preview-output", "x.png", "-o", "x.png"], "-o and --preview-output name the same file"),
         (
             ["--order", "centre", "--size", "20000", "--tile", "512"],
             "--order centre needs the whole picture in memory"

@@ -75,6 +75,39 @@ struct RenderCommandTests {
         #expect(files[0] == files[1])
     }
 
+    @Test(
+        "render --preview: the preview file is every K-th pixel of the picture, and the line and JSON say when it came")
+    func preview() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for strategy in ["operation", "pthread"] {
+            let result = try MandelProcess.run(
+                [
+                    "render", "--size", "90x61", "--strategy", strategy, "--preview", "4", "--preview-output",
+                    "p.png", "--json", "-o", "full.png",
+                ], in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+            let object = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
+            let first = try #require(object["first_picture_seconds"] as? Double)
+            #expect(first > 0 && first <= (object["wall_seconds"] as! Double))
+            let preview = try PNGImage(contentsOf: folder + "/p.png")
+            let full = try PNGImage(contentsOf: folder + "/full.png")
+            #expect(preview.width == 23 && preview.height == 16)
+            for y in 0..<preview.height {
+                for x in 0..<preview.width {
+                    let channels = preview.channels
+                    let small = preview.pixels[
+                        (y * preview.width + x) * channels..<(y * preview.width + x + 1) * channels]
+                    let large = full.pixels[
+                        (y * 4 * full.width + x * 4) * channels..<(y * 4 * full.width + x * 4 + 1) * channels]
+                    #expect(Array(small) == Array(large), "\(strategy) \(x),\(y)")
+                }
+            }
+        }
+        let line = try MandelProcess.run(["render", "--size", "64", "--preview", "8", "-o", "l.png"], in: folder)
+        #expect(line.standardOutput.contains(" | preview on the main queue at "), "\(line.standardOutput)")
+    }
+
     @Test("every strategy writes the same pixels")
     func identicalPixels() throws {
         let folder = temporaryFolder()

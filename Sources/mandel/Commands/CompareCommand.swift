@@ -37,6 +37,9 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     @OptionGroup(title: "Sharing the histogram")
     var sharing: SharingOptions
 
+    @OptionGroup(title: "First picture")
+    var firstPicture: PreviewOptions
+
     @Option(
         help: ArgumentHelp(
             "Write each strategy's ownership map (from its last run) into this existing folder as <strategy>.png.",
@@ -89,6 +92,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         try validateDistinctOutputs(measurement.outputs + behaviourCharts + mapOutputs)
         try behaviour.validateSingleWait(command: "compare")
         try sharing.validate(for: view.colorScheme, command: "compare", lists: ["--merge"])
+        try firstPicture.validate(colorScheme: view.colorScheme)
         try work.validateOrder(
             command: "compare", size: view.size,
             format: view.colorScheme.pixelFormat(supersampling: view.samplesPerAxis),
@@ -148,7 +152,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         let entries = self.entries
         let session = MeasurementSession(
             entries: entries, job: job, warmup: measurement.warmup, runs: measurement.runs,
-            cancellation: watch.cancellation, behaviour: behaviour)
+            cancellation: watch.cancellation, behaviour: behaviour, previewEvery: firstPicture.preview)
         let comparison = try await session.measure { entry, canvas, report in
             guard let index = entries.firstIndex(where: { $0.name == entry.name }), index < maps.count else { return }
             let title =
@@ -165,7 +169,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         if behaviour.cancelAfter != nil {
             try report.line("runs cancelled on purpose: pixels not compared, checksums 0")
         }
-        if work.orders.contains(.centre) {
+        if work.orders.contains(.centre) || firstPicture.preview != nil {
             try report.line("\n" + ComparisonTable.order(comparison))
         }
         if comparison.results.contains(where: { $0.behaviour.merge != nil }) {

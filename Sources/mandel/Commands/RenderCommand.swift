@@ -56,6 +56,16 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     @OptionGroup(title: "Sharing the histogram")
     var sharing: SharingOptions
 
+    @OptionGroup(title: "First picture")
+    var firstPicture: PreviewOptions
+
+    @Option(
+        help: ArgumentHelp(
+            "Write the preview as a PNG, put in place as soon as it is ready (it stays if the full render then "
+                + "fails); needs --preview.",
+            valueName: "file.png"))
+    var previewOutput: String?
+
     @Option(
         parsing: .unconditional,
         help: "Seconds the render may still take after SIGTERM before it is cancelled, 0…3600.",
@@ -73,7 +83,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
         transform: { try ValueParsing.integer($0) })
     var bandHeight: Int?
 
-    var outputCount: Int { 1 + visuals.outputs.count }
+    var outputCount: Int { outputs.count }
 
     var workerThreads: Int {
         let job = RenderJob(view: view, work: work)
@@ -89,6 +99,17 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
             command: "render", size: view.size,
             format: view.colorScheme.pixelFormat(supersampling: view.samplesPerAxis),
             allowsList: false)
+        try firstPicture.validate(colorScheme: view.colorScheme)
+        if previewOutput != nil && firstPicture.preview == nil {
+            throw ValidationError(
+                "--preview-output writes the preview; add --preview with a number of pixels, such as 4")
+        }
+        if firstPicture.preview != nil {
+            if bandHeight != nil {
+                throw ValidationError("--preview comes before a picture rendered whole; remove --band-height")
+            }
+            try view.validateFitsInMemory(because: "--preview comes before a picture rendered whole in memory")
+        }
         if work.orders == [.centre] {
             if bandHeight != nil {
                 throw ValidationError("--order centre needs the whole picture in memory; remove --band-height")
@@ -130,13 +151,15 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     /// Every file the run writes, with the option that names it.
-    private var outputs: [(option: String, path: String)] { [("-o", output)] + visuals.outputs }
+    private var outputs: [(option: String, path: String)] {
+        [("-o", output)] + visuals.outputs + (previewOutput.map { [("--preview-output", $0)] } ?? [])
+    }
 
     /// Rows per band, or nil for the whole picture at once: `--band-height`; the whole
     /// picture when a map needs it; otherwise the core's choice for the job.
     func bandRows(for job: RenderJob) -> Int? {
         if let bandHeight { return min(bandHeight, job.size.height) }
-        if visuals.needsWholePicture || work.orders == [.centre] { return nil }
+        if visuals.needsWholePicture || work.orders == [.centre] || firstPicture.preview != nil { return nil }
         return job.standardBandHeight(
             wholePictureBytes: Limits.wholePictureBytes, bandBytes: Limits.bandBytes, minimumBands: Limits.minimumBands)
     }
@@ -147,7 +170,8 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
             try await RenderSession(
                 job: job, strategy: strategy.strategy, output: output, format: format,
                 compression: compression ?? .balanced, json: json, visuals: visuals, bandRows: bandRows(for: job),
-                behaviour: behaviour, sharing: sharing.sharing, order: work.orders[0], watch: watch
+                behaviour: behaviour, sharing: sharing.sharing, order: work.orders[0], preview: firstPicture.preview,
+                previewOutput: previewOutput, watch: watch
             ).run()
         }
     }

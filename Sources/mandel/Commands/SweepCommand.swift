@@ -60,6 +60,9 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
     @OptionGroup(title: "Sharing the histogram")
     var sharing: SharingOptions
 
+    @OptionGroup(title: "First picture")
+    var firstPicture: PreviewOptions
+
     @Option(
         help: ArgumentHelp(
             "Write each strategy's peak threads against the swept value as an SVG; - for standard output.",
@@ -86,6 +89,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         let workerList = work.workers ?? []
         let tileList = work.tile ?? []
         try sharing.validate(for: view.colorScheme, command: "sweep", lists: ["--merge", "--merge-batch"])
+        try firstPicture.validate(colorScheme: view.colorScheme)
         try work.validateOrder(
             command: "sweep", size: view.size, format: view.colorScheme.pixelFormat(supersampling: view.samplesPerAxis),
             allowsList: false)
@@ -169,7 +173,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
                 entries: MeasurementSession.Entry.grid(
                     measurement.strategyList, orders: work.orders, sharings: sharings), job: job,
                 warmup: measurement.warmup, runs: measurement.runs, cancellation: watch.cancellation,
-                behaviour: pointBehaviour)
+                behaviour: pointBehaviour, previewEvery: firstPicture.preview)
             let comparison = try await session.measure()
             if behaviour.cancelAfter == nil { try ensureIdenticalPixels(comparison) }
             points.append(SweepPoint(value: value, comparison: comparison))
@@ -217,7 +221,25 @@ enum SweepTable {
             ComparisonTable.align(rows, rightAligned: Set(1..<rows[0].count))
             + "\nmedian wall time in ms (speedup against \(baseline) at the same point); * fastest at that point"
         if axis == .mergeBatch { text += "\n\n" + mergeCosts(points, axis: axis, names: names) }
+        if points.first?.comparison.results.first?.behaviour.firstPictureSeconds != nil {
+            text += "\n\n" + firstPictures(points, axis: axis, names: names)
+        }
         return text
+    }
+
+    /// When the preview reached the main queue, per row and point.
+    private static func firstPictures(_ points: [SweepPoint], axis: SweepAxis, names: [String]) -> String {
+        var rows = [["strategy"] + points.map { $0.label(on: axis) }]
+        for name in names {
+            rows.append(
+                [name]
+                    + points.map { point in
+                        point.comparison.results.first(where: { $0.strategy == name })?.behaviour.firstPictureSeconds
+                            .map(NumberFormat.milliseconds) ?? ""
+                    })
+        }
+        return ComparisonTable.align(rows, rightAligned: Set(1..<rows[0].count))
+            + "\nms until the preview was delivered on the main queue (median)"
     }
 
     /// The cost of sharing the histogram per row and point: merging, and workers handing over.

@@ -63,6 +63,8 @@ struct MeasurementSession {
     let runs: Int
     let cancellation: CancellationFlag
     let behaviour: BehaviourOptions
+    /// Every how many pixels a preview samples before each run's full picture, if at all.
+    var previewEvery: Int? = nil
 
     /// What one counted run leaves behind: its numbers, not its tile records.
     private struct Run {
@@ -84,6 +86,7 @@ struct MeasurementSession {
         var cancels: [CancelOutcome] = []
         var merges: [MergeStatistics] = []
         var centreDone: [Double] = []
+        var firstPicture: [Double] = []
         var runs = 0
 
         mutating func add(_ run: RunBehaviour) {
@@ -100,6 +103,7 @@ struct MeasurementSession {
         mutating func add(_ report: RenderReport) {
             if let merge = report.merge { merges.append(merge) }
             if let centre = report.centreDoneSeconds { centreDone.append(centre) }
+            if let first = report.firstPictureSeconds { firstPicture.append(first) }
         }
 
         var summary: StrategyBehaviour {
@@ -111,6 +115,7 @@ struct MeasurementSession {
                     p50: all.p50, p99: all.p99, max: all.max, missedFrames: all.missedFrames, ticks: all.ticks)
             }
             if !centreDone.isEmpty { summary.centreDoneSeconds = median(centreDone) }
+            if !firstPicture.isEmpty { summary.firstPictureSeconds = median(firstPicture) }
             if let first = merges.first {
                 summary.merge = .init(
                     mechanism: first.sharing.merge.rawValue, batch: first.sharing.batch,
@@ -136,7 +141,8 @@ struct MeasurementSession {
         lastRun: (Entry, PixelBuffer, RenderReport) throws -> Void = { _, _, _ in }
     ) async throws -> StrategyComparison {
         let render = try PictureRender(
-            job: job, histogramMerges: entries.map(\.sharing.merge), cancellation: cancellation)
+            job: job, histogramMerges: entries.map(\.sharing.merge), previewEvery: previewEvery,
+            cancellation: cancellation)
         var counted = [[Run]](repeating: [], count: entries.count)
         var checksums = [Set<UInt64>](repeating: [], count: entries.count)
         var behaviours = [BehaviourTotals](repeating: BehaviourTotals(), count: entries.count)

@@ -130,6 +130,9 @@ struct RenderSummary {
         }
         if let samples = behaviour.samples { text += " | peak \(samples.peakThreads) threads" }
         if let merge = report.merge { text += " | " + WorkloadText.describe(merge) }
+        if let first = report.firstPictureSeconds {
+            text += " | preview on the main queue at \(NumberFormat.seconds(first))"
+        }
         if facts.order == .centre, let centre = report.centreDoneSeconds {
             text += " | centre first: central quarter done at \(NumberFormat.seconds(centre))"
         }
@@ -192,6 +195,7 @@ struct RenderSummary {
             "cpu_after_cancel": behaviour.cancel.map { .number($0.cpuAfterSeconds) } ?? .null,
             "threads_running_after_cancel": behaviour.cancel.map { .number(Double($0.threadsRunningAfter)) } ?? .null,
             "order": .string(facts.order.rawValue),
+            "first_picture_seconds": report.firstPictureSeconds.map { .number($0) } ?? .null,
             "centre_done_seconds": report.centreDoneSeconds.map { .number($0) } ?? .null,
             "merge": report.merge.map { .string($0.sharing.merge.rawValue) } ?? .null,
             "merge_batch": report.merge.map { .number(Double($0.sharing.batch)) } ?? .null,

@@ -25,6 +25,10 @@ struct RenderSession {
     let sharing: HistogramSharing
     /// The order the tiles should be rendered in.
     let order: TileOrder
+    /// Every how many pixels a preview samples, if one comes first.
+    let preview: Int?
+    /// Where the preview goes, if anywhere.
+    let previewOutput: String?
     let watch: SignalWatch
 
     /// Ends a render that `--cancel-after` cancelled: no output is published, and the report is printed.
@@ -34,7 +38,7 @@ struct RenderSession {
 
     func run() async throws {
         // Every output is opened (and checked) before any pixel is rendered, and all are published together.
-        let paths = [output] + visuals.outputs.map(\.path)
+        let paths = [output] + visuals.outputs.map(\.path) + (previewOutput.map { [$0] } ?? [])
         let summary: RenderSummary
         do {
             summary = try await CommandRun.publishing(paths, watch: watch) { files in
@@ -63,6 +67,7 @@ struct RenderSession {
         let render = try PictureRender(
             job: job, bandHeight: bandRows, keepsCounts: visuals.costMap != nil,
             extraBytes: Self.saturatingSum(mapBytes, encoderBytes), histogramMerges: [sharing.merge],
+            previewEvery: preview,
             cancellation: watch.cancellation)
         let facts = RenderFacts(
             job: job, strategy: strategy, plan: render.plan, bandRows: bandRows, format: format, output: output,
@@ -80,12 +85,25 @@ struct RenderSession {
         // Feeding a meter that draws nothing would still wake the main queue after
         // finished tiles: thousands of futex calls a second on a fast render.
         let onTileFinished: (@Sendable () -> Void)? = meter.draws ? { @Sendable in meter.tileFinished() } : nil
+        let previewFile = previewOutput == nil ? nil : extras.last
+        let visualFiles = Array(extras.prefix(visuals.outputs.count))
+        var previewFailure: (any Error)?
+        // On the main queue, as soon as the preview is done: written and put in place at once.
+        let onPreview: @MainActor @Sendable (Double) -> Void = { [compression] _ in
+            guard let previewFile, let canvas = render.previewCanvas else { return }
+            do {
+                try Self.writePreview(canvas, to: previewFile, compression: compression, workers: job.workers)
+            } catch {
+                previewFailure = error
+            }
+        }
         let outcome: ObservedRun.Outcome
         do {
             outcome = try await ObservedRun(behaviour: behaviour, signals: watch.cancellation).run { flag in
                 try await render.run(
                     strategy, sink: writer, cancellationMode: behaviour.cancellationMode, tileWait: behaviour.wait,
-                    cancellation: flag, sharing: sharing, order: order, onTileFinished: onTileFinished)
+                    cancellation: flag, sharing: sharing, order: order, onTileFinished: onTileFinished,
+                    onPreview: onPreview)
             }
             meter.finish()
         } catch {
@@ -100,13 +118,35 @@ struct RenderSession {
                 summary: RenderSummary(
                     facts: facts, report: report, writeSeconds: 0, checksum: 0, behaviour: outcome.behaviour))
         }
+        if let previewFailure { throw previewFailure }
+        if previewFile != nil && report.firstPictureSeconds == nil {
+            // A preview that never came (a failed render throws before this) is a bug, not a silent loss.
+            throw CommandRun.PixelMismatch(description: "the preview was not delivered (a bug; please report it)")
+        }
         try writer.finish()
         try writeExtras(
-            extras, render: render, report: report, behaviour: outcome.behaviour,
+            visualFiles, render: render, report: report, behaviour: outcome.behaviour,
             title: facts.title(wallSeconds: report.wallSeconds))
         return RenderSummary(
             facts: facts, report: report, writeSeconds: writer.writeSeconds, checksum: writer.checksum,
             behaviour: outcome.behaviour)
+    }
+
+    /// Encodes the preview into `file` as a PNG and puts it in place.
+    private static func writePreview(
+        _ canvas: PixelBuffer, to file: OutputFile, compression: PNGCompression, workers: Int
+    ) throws {
+        let stream = try ImageStream(
+            output: file, format: .png, compression: compression, size: canvas.size, pixelFormat: canvas.format,
+            texts: [
+                .init(key: "Software", text: "mandel \(Mandel.version)"), .init(key: "mandel.preview", text: "yes"),
+            ],
+            workers: workers)
+        try canvas.withRows(canvas.size.height) { rows in
+            try stream.write(rows: rows, count: canvas.size.height)
+        }
+        try stream.finish()
+        try file.commit()
     }
 
     /// Memory the maps will need beside the render's: each is a picture of its own.
