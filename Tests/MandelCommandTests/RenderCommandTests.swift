@@ -106,6 +106,17 @@ struct RenderCommandTests {
         }
         let line = try MandelProcess.run(["render", "--size", "64", "--preview", "8", "-o", "l.png"], in: folder)
         #expect(line.standardOutput.contains(" | preview on the main queue at "), "\(line.standardOutput)")
+        // A preview is in place as soon as it is ready: a cancel after it leaves it, and says so.
+        let cancelled = try MandelProcess.run(
+            [
+                "render", "--size", "2000x1500", "--center", "-0.745,0.11", "--zoom", "20", "--iterations", "500000",
+                "--preview", "16", "--preview-output", "c.png", "--cancel-after", "1500", "-o", "cancelled.png",
+            ], in: folder)
+        #expect(cancelled.status == 0, "\(cancelled.standardError)")
+        #expect(
+            cancelled.standardOutput.contains("; only the preview written, to c.png"), "\(cancelled.standardOutput)")
+        #expect(FileManager.default.fileExists(atPath: folder + "/c.png"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/cancelled.png"))
     }
 
     @Test("every strategy writes the same pixels")

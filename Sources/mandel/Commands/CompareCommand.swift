@@ -64,11 +64,19 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
             valueName: "file.svg"))
     var latencyChart: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "With --preview, write when each strategy's preview reached the main queue as an SVG; - for standard output.",
+            valueName: "file.svg"))
+    var firstPictureChart: String?
+
     /// The behaviour charts asked for, with their options.
     private var behaviourCharts: [(option: String, path: String)] {
-        [("--threads-chart", threadsChart), ("--latency-chart", latencyChart)].compactMap { option, path in
-            path.map { (option, $0) }
-        }
+        [
+            ("--threads-chart", threadsChart), ("--latency-chart", latencyChart),
+            ("--first-picture-chart", firstPictureChart),
+        ]
+        .compactMap { option, path in path.map { (option, $0) } }
     }
 
     @Flag(
@@ -99,6 +107,10 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
             allowsList: true)
         if latencyChart != nil && behaviour.heartbeatNanoseconds == nil {
             throw ValidationError("--latency-chart draws what the heartbeat measures; remove --heartbeat off")
+        }
+        if firstPictureChart != nil && firstPicture.preview == nil {
+            throw ValidationError(
+                "--first-picture-chart draws when the preview came; add --preview with a number of pixels")
         }
         if heartbeatOverhead && behaviour.heartbeatNanoseconds == nil {
             throw ValidationError("--heartbeat-overhead measures the heartbeat against none; remove --heartbeat off")
@@ -183,9 +195,11 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         try measurement.write(export: export, chart: Charts.compare(comparison, job: job), to: results)
         for (file, (option, _)) in zip(charts, behaviourCharts) {
             let chart =
-                option == "--threads-chart"
-                ? Charts.threads(comparison, job: job, workload: WorkloadText.describe(behaviour))
-                : Charts.latency(comparison, job: job, workload: WorkloadText.describe(behaviour))
+                switch option {
+                case "--threads-chart": Charts.threads(comparison, job: job, workload: WorkloadText.describe(behaviour))
+                case "--latency-chart": Charts.latency(comparison, job: job, workload: WorkloadText.describe(behaviour))
+                default: Charts.firstPicture(comparison, job: job, every: firstPicture.preview ?? 0)
+                }
             try file.write(Array(chart.utf8))
         }
     }

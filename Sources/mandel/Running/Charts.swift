@@ -124,6 +124,23 @@ enum Charts {
             timeSeries: true, series: series)
     }
 
+    /// One bar per strategy: when the preview reached the main queue, with a whisker to the full picture's completion.
+    static func firstPicture(_ comparison: StrategyComparison, job: RenderJob, every: Int) -> String {
+        let bars = comparison.results.compactMap { result -> SVGChart.Bar? in
+            guard let first = result.behaviour.firstPictureSeconds else { return nil }
+            return SVGChart.Bar(
+                label: result.strategy, value: first * 1000, low: first * 1000, high: result.wall.median * 1000,
+                highlighted: false)
+        }
+        return SVGChart.bars(
+            title: "mandel compare: time to the first picture",
+            subtitle:
+                "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(job.workers) workers; preview of every "
+                + "\(every)th pixel, medians of the counted runs",
+            valueLabel: "ms after the start; shorter is sooner", bars: bars,
+            legend: [("bar: the preview", "#888"), ("whisker: the full picture", "#222")])
+    }
+
     /// One bar per strategy: how late the main queue's heartbeat ran (99th percentile, whiskers from the median to the maximum).
     static func latency(_ comparison: StrategyComparison, job: RenderJob, workload: String) -> String {
         let bars = comparison.results.compactMap { result -> SVGChart.Bar? in

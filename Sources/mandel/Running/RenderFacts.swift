@@ -24,6 +24,8 @@ struct RenderFacts {
     let precisionLimit: Double?
     /// The order the tiles were asked to be rendered in.
     let order: TileOrder
+    /// Where the preview is written, if anywhere.
+    var previewOutput: String? = nil
 
     init(
         job: RenderJob, strategy: any RenderStrategy, plan: WorkPlan, bandRows: Int?, format: ImageFormat,
@@ -104,7 +106,9 @@ struct RenderSummary {
             return "\(facts.strategy): cancelled \(NumberFormat.seconds(requested)) after the start: completion "
                 + "\(NumberFormat.seconds(cancel.latencySeconds)) later, \(cancel.tilesStartedAfter) tiles started "
                 + "after the request, cpu \(NumberFormat.seconds(cancel.cpuAfterSeconds)) after it, "
-                + "\(cancel.threadsRunningAfter) threads still running" + behaviourText + "; no picture written"
+                + "\(cancel.threadsRunningAfter) threads still running" + behaviourText
+                + (facts.previewOutput != nil && report.firstPictureSeconds != nil
+                    ? "; only the preview written, to \(Display.path(facts.previewOutput!))" : "; no picture written")
         }
         var line =
             "\(facts.strategy): \(job.size), \(job.iterations) iterations, \(facts.workers) "

@@ -69,9 +69,10 @@ struct RenderSession {
             extraBytes: Self.saturatingSum(mapBytes, encoderBytes), histogramMerges: [sharing.merge],
             previewEvery: preview,
             cancellation: watch.cancellation)
-        let facts = RenderFacts(
+        var facts = RenderFacts(
             job: job, strategy: strategy, plan: render.plan, bandRows: bandRows, format: format, output: output,
             order: order)
+        facts.previewOutput = previewOutput
         if let warning = facts.precisionWarning { printError("warning: " + warning) }
         let writer = BandWriter(
             stream: try ImageStream(
