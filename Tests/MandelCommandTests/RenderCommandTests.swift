@@ -262,5 +262,12 @@ struct RenderCommandTests {
         #expect(result.status == 0)
         let names = result.standardOutput.split(separator: "\n").map { $0.split(separator: " ").first.map(String.init) }
         #expect(names == StrategyCatalog.names)
+        let details = try MandelProcess.run(["strategies", "--details"])
+        #expect(details.status == 0)
+        let lines = details.standardOutput.split(separator: "\n")
+        #expect(lines.count == 5 * StrategyCatalog.names.count, "a line and four details per strategy")
+        for mechanism in ["addDependency", "notify", "structured awaiting", "NSCondition", "queuePriority", "QoS"] {
+            #expect(details.standardOutput.contains(mechanism), "no \(mechanism) in the details")
+        }
     }
 }

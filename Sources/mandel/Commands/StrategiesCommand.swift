@@ -9,12 +9,28 @@ struct StrategiesCommand: AsyncParsableCommand {
         abstract: "List the threading strategies and how each one works."
     )
 
+    @Flag(
+        help:
+            "Also say how each mechanism cancels, waits without a thread, orders work by priority and makes one render wait for another."
+    )
+    var details = false
+
     func run() async throws {
         let width = StrategyCatalog.names.map(\.count).max() ?? 0
         try await CommandRun.perform(grace: 0) { _ in
             for strategy in StrategyCatalog.all {
                 let padding = String(repeating: " ", count: width - strategy.name.count)
                 try StandardOutput.line("\(strategy.name)\(padding)  \(strategy.summary)")
+                guard details else { continue }
+                let indent = String(repeating: " ", count: width + 2)
+                for (what, how) in [
+                    ("cancel", strategy.nativeCancellation.description),
+                    ("waits", strategy.asynchronousWait ?? "blocks its thread"),
+                    ("priority", strategy.priorityFacility ?? "none: tiles come centre first from the shared counter"),
+                    ("dependency", strategy.dependency),
+                ] {
+                    try StandardOutput.line("\(indent)\(what): \(how)")
+                }
             }
         }
     }
