@@ -88,15 +88,12 @@ struct RenderSession {
         let onTileFinished: (@Sendable () -> Void)? = meter.draws ? { @Sendable in meter.tileFinished() } : nil
         let previewFile = previewOutput == nil ? nil : extras.last
         let visualFiles = Array(extras.prefix(visuals.outputs.count))
-        var previewFailure: (any Error)?
-        // On the main queue, as soon as the preview is done: written and put in place at once.
-        let onPreview: @MainActor @Sendable (Double) -> Void = { [compression] _ in
-            guard let previewFile, let canvas = render.previewCanvas else { return }
-            do {
-                try Self.writePreview(canvas, to: previewFile, compression: compression, workers: job.workers)
-            } catch {
-                previewFailure = error
-            }
+        let previewWriter = previewFile.map {
+            PreviewWriter(file: $0, compression: compression, workers: job.workers)
+        }
+        // On the main queue, as soon as the preview is done: handed to its writer, which puts it in place.
+        let onPreview: @MainActor @Sendable (Double) -> Void = { _ in
+            if let canvas = render.previewCanvas { previewWriter?.write(canvas) }
         }
         let outcome: ObservedRun.Outcome
         do {
@@ -109,8 +106,11 @@ struct RenderSession {
             meter.finish()
         } catch {
             meter.finish()
+            // The preview's writer lets go of its file before the outputs are discarded.
+            try? await previewWriter?.drain()
             throw error
         }
+        try await previewWriter?.drain()
         // The strategy's completion resumed us: from here on, the main queue owns the result.
         dispatchPrecondition(condition: .onQueue(.main))
         let report = outcome.report
@@ -119,7 +119,6 @@ struct RenderSession {
                 summary: RenderSummary(
                     facts: facts, report: report, writeSeconds: 0, checksum: 0, behaviour: outcome.behaviour))
         }
-        if let previewFailure { throw previewFailure }
         if previewFile != nil && report.firstPictureSeconds == nil {
             // A preview that never came (a failed render throws before this) is a bug, not a silent loss.
             throw CommandRun.PixelMismatch(description: "the preview was not delivered (a bug; please report it)")
@@ -131,23 +130,6 @@ struct RenderSession {
         return RenderSummary(
             facts: facts, report: report, writeSeconds: writer.writeSeconds, checksum: writer.checksum,
             behaviour: outcome.behaviour)
-    }
-
-    /// Encodes the preview into `file` as a PNG and puts it in place.
-    private static func writePreview(
-        _ canvas: PixelBuffer, to file: OutputFile, compression: PNGCompression, workers: Int
-    ) throws {
-        let stream = try ImageStream(
-            output: file, format: .png, compression: compression, size: canvas.size, pixelFormat: canvas.format,
-            texts: [
-                .init(key: "Software", text: "mandel \(Mandel.version)"), .init(key: "mandel.preview", text: "yes"),
-            ],
-            workers: workers)
-        try canvas.withRows(canvas.size.height) { rows in
-            try stream.write(rows: rows, count: canvas.size.height)
-        }
-        try stream.finish()
-        try file.commit()
     }
 
     /// Memory the maps will need beside the render's: each is a picture of its own.

@@ -1,0 +1,59 @@
+import Dispatch
+import ImageFiles
+import MandelbrotCore
+
+/// Writes the preview on a queue of its own, so that encoding it never holds the main queue.
+///
+/// The main queue hands the preview over the moment it arrives and goes on; before the
+/// run's outputs are published or discarded, it waits (without blocking) for the queue to
+/// be done with the file.
+final class PreviewWriter: @unchecked Sendable {
+    // @unchecked: `file` and `failure` are touched only on `queue`, and by the main queue
+    // only after `drain()` has waited behind every block queued there.
+    private let queue = DispatchQueue(label: "mandel.preview")
+    private let file: OutputFile
+    private let compression: PNGCompression
+    private let workers: Int
+    private var failure: (any Error)?
+
+    init(file: OutputFile, compression: PNGCompression, workers: Int) {
+        self.file = file
+        self.compression = compression
+        self.workers = workers
+    }
+
+    /// Encodes `canvas` as a PNG into the file and puts it in place, on the writer's queue; returns at once.
+    func write(_ canvas: PixelBuffer) {
+        queue.async {
+            do {
+                let stream = try ImageStream(
+                    output: self.file, format: .png, compression: self.compression, size: canvas.size,
+                    pixelFormat: canvas.format,
+                    texts: [
+                        .init(key: "Software", text: "mandel \(Mandel.version)"),
+                        .init(key: "mandel.preview", text: "yes"),
+                    ],
+                    workers: self.workers)
+                try canvas.withRows(canvas.size.height) { rows in
+                    try stream.write(rows: rows, count: canvas.size.height)
+                }
+                try stream.finish()
+                try self.file.commit()
+            } catch {
+                self.failure = error
+            }
+        }
+    }
+
+    /// Waits until every write handed over is done; throws the error one of them met.
+    func drain() async throws {
+        let failure = await awaitQueue()
+        if let failure { throw failure }
+    }
+
+    private func awaitQueue() async -> (any Error)? {
+        await withCheckedContinuation { continuation in
+            queue.async { continuation.resume(returning: self.failure) }
+        }
+    }
+}
