@@ -36,6 +36,26 @@ struct InterruptTests {
         #expect(errorText.contains("interrupted"))
     }
 
+    @Test("SIGINT after the preview was put in place: 130, the preview stays, and the line says it is the only file")
+    func interruptAfterPreview() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (process, _) = try MandelProcess.startAndWaitForProgress(
+            Self.slowRender + ["--preview", "64", "--preview-output", "p.png", "--progress", "-o", "big.png"],
+            in: folder)
+        // The progress line comes after the preview's first tiles; wait for the file itself.
+        let deadline = Date().addingTimeInterval(20)
+        while !FileManager.default.fileExists(atPath: folder + "/p.png") && Date() < deadline { usleep(10_000) }
+        #expect(process.isRunning, "the render finished before it could be interrupted")
+        process.interrupt()
+        process.waitUntilExit()
+        let errorText = String(
+            decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationStatus == 130)
+        #expect(contents(of: folder) == ["p.png"], "left \(contents(of: folder))")
+        #expect(errorText.contains("interrupted; the work was cancelled, and only p.png was left"), "\(errorText)")
+    }
+
     @Test("SIGINT mid-way through a banded render exits 130 and leaves no file, though bands were written")
     func interruptBanded() throws {
         let folder = temporaryFolder()

@@ -14,12 +14,15 @@ final class PreviewWriter: @unchecked Sendable {
     private let file: OutputFile
     private let compression: PNGCompression
     private let workers: Int
+    private let placed: @Sendable () -> Void
     private var failure: (any Error)?
 
-    init(file: OutputFile, compression: PNGCompression, workers: Int) {
+    /// - Parameter placed: Called on the writer's queue once the file is in place.
+    init(file: OutputFile, compression: PNGCompression, workers: Int, placed: @escaping @Sendable () -> Void) {
         self.file = file
         self.compression = compression
         self.workers = workers
+        self.placed = placed
     }
 
     /// Encodes `canvas` as a PNG into the file and puts it in place, on the writer's queue; returns at once.
@@ -39,6 +42,7 @@ final class PreviewWriter: @unchecked Sendable {
                 }
                 try stream.finish()
                 try self.file.commit()
+                self.placed()
             } catch {
                 self.failure = error
             }

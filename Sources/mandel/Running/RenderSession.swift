@@ -88,8 +88,10 @@ struct RenderSession {
         let onTileFinished: (@Sendable () -> Void)? = meter.draws ? { @Sendable in meter.tileFinished() } : nil
         let previewFile = previewOutput == nil ? nil : extras.last
         let visualFiles = Array(extras.prefix(visuals.outputs.count))
-        let previewWriter = previewFile.map {
-            PreviewWriter(file: $0, compression: compression, workers: job.workers)
+        let previewWriter = previewFile.map { [watch, previewOutput] in
+            PreviewWriter(file: $0, compression: compression, workers: job.workers) {
+                watch.placedEarly(previewOutput!)
+            }
         }
         // On the main queue, as soon as the preview is done: handed to its writer, which puts it in place.
         let onPreview: @MainActor @Sendable (Double) -> Void = { _ in

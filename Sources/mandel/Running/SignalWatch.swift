@@ -35,6 +35,8 @@ final class SignalWatch: @unchecked Sendable {
     private let queue = DispatchQueue(label: "mandel.signals")
     private var sources: [any DispatchSourceSignal] = []
     private let stopSignal = Atomic<Int32>(0)
+    /// Files put in place on purpose before the run ended (a preview), which a stop leaves where they are.
+    private let placedEarly = Locked<[String]>([])
     private let terminationRequested = Atomic<Bool>(false)
 
     /// Starts watching; call before any output is opened.
@@ -101,14 +103,14 @@ final class SignalWatch: @unchecked Sendable {
             // Still here: the normal clean-up is stuck. Remove what it would have removed, and go.
             let erase = Terminal.standardErrorIsTerminal ? "\r\u{1B}[K" : ""
             ProcessStart.writeError(
-                erase.isEmpty ? Self.describe(signalNumber) : erase + "mandel: " + Self.describe(signalNumber))
+                erase.isEmpty ? self.stopMessage : erase + "mandel: " + self.stopMessage)
             TemporaryFiles.removeAll()
             ProcessStart.exit(128 + signalNumber)
         }
     }
 
     /// The one line printed when a signal stops the work.
-    static func describe(_ signalNumber: Int32) -> String {
+    static func describe(_ signalNumber: Int32, placedEarly: [String] = []) -> String {
         let name =
             switch signalNumber {
             case SIGINT: "interrupted"
@@ -120,11 +122,18 @@ final class SignalWatch: @unchecked Sendable {
             case SIGUSR2: "stopped by SIGUSR2"
             default: "stopped by signal \(signalNumber)"
             }
-        return name + "; the work was cancelled and no file was left"
+        guard !placedEarly.isEmpty else { return name + "; the work was cancelled and no file was left" }
+        return name + "; the work was cancelled, and only "
+            + placedEarly.map(Display.path).joined(separator: ", ") + " was left (put in place when it was ready)"
     }
 
+    /// Notes a file put in place before the run's end, for the stop message.
+    func placedEarly(_ path: String) { placedEarly.withLock { $0.append(path) } }
+
     /// The line for the current stop.
-    var stopMessage: String { Self.describe(stopSignal.load(ordering: .relaxed)) }
+    var stopMessage: String {
+        Self.describe(stopSignal.load(ordering: .relaxed), placedEarly: placedEarly.withLock { $0 })
+    }
 
     /// The exit status for the current stop: 128 + the signal.
     var exitStatus: Int32 { 128 + stopSignal.load(ordering: .relaxed) }
