@@ -109,9 +109,9 @@ public final class EscapeHistogram: @unchecked Sendable {
     }
 
     /// The memory a histogram for `limit` needs: its bins, the distribution's two arrays,
-    /// and for `.private` one histogram per worker of `workers`.
-    static func bytesNeeded(limit: Int, sharing: HistogramSharing, workers: Int) -> Int {
-        let histograms = 3 + (sharing.merge == .private ? workers : 0)
+    /// and `privateHistograms` more (one per worker when workers merge into their own).
+    static func bytesNeeded(limit: Int, privateHistograms: Int) -> Int {
+        let histograms = 3 + privateHistograms
         let (bytes, overflow) = binCount(limit: limit).multipliedReportingOverflow(by: histograms * 8)
         return overflow ? .max : bytes
     }
@@ -121,10 +121,13 @@ public final class EscapeHistogram: @unchecked Sendable {
         min(binCount - 1, max(0, Int(Double(value) / binWidth)))
     }
 
+    /// Room for the bins a batch starts with: its size, up to 16 KiB (a big batch grows as it fills).
+    private var initialBatchCapacity: Int { min(sharing.batch, 1 << 12) }
+
     /// A tile's empty batch (with its own histogram checked out, for `.private`).
     func makeBatch() -> Batch {
         var batch = Batch()
-        batch.bins.reserveCapacity(min(sharing.batch, 1 << 12))
+        batch.bins.reserveCapacity(initialBatchCapacity)
         if sharing.merge == .private {
             batch.own = privatePool.withLock { pool in
                 if let free = pool.free.popLast() { return free }
@@ -175,7 +178,7 @@ public final class EscapeHistogram: @unchecked Sendable {
             // The block takes the array; the batch starts a new one (an allocation the hand-off pays).
             let bins = batch.bins
             batch.bins = []
-            batch.bins.reserveCapacity(min(sharing.batch, 1 << 12))
+            batch.bins.reserveCapacity(initialBatchCapacity)
             if sharing.merge == .queue {
                 serialQueue.async { self.addQueued(bins) }
             } else {

@@ -142,9 +142,7 @@ public final class PictureRender: Sendable {
     ) -> Int {
         let histogramBytes =
             job.colorScheme == .histogram
-            ? EscapeHistogram.bytesNeeded(
-                limit: job.kernelLimit,
-                sharing: HistogramSharing(merge: mergesPrivately ? .private : .queue, batch: 1), workers: job.workers)
+            ? EscapeHistogram.bytesNeeded(limit: job.kernelLimit, privateHistograms: mergesPrivately ? job.workers : 0)
             : 0
         let inFlight = bandsInFlight(for: plan)
         let terms: [(Int, Int)] = [
@@ -242,14 +240,18 @@ public final class PictureRender: Sendable {
                 plan: plan, slots: slots, sink: pass == .coloring ? sink : nil, cancellation: cancellation,
                 keepsTileRecords: plan.bandCount == 1, origin: start)
             let renderer = renderer(for: pass, samples: samples, histogram: histogram)
-            func work(_ bandPlan: WorkPlan, from firstTile: Int) -> RenderWork {
+            /// The work of `bandPlan`, tiles `firstTile…` of `picturePlan` (the picture's by default).
+            func work(
+                _ bandPlan: WorkPlan, from firstTile: Int, of picturePlan: WorkPlan? = nil,
+                renderer: any TileRenderer = renderer, pipeline: BandPipeline = pipeline, order: TileOrder = order
+            ) -> RenderWork {
                 RenderWork(
-                    plan: bandPlan, firstTile: firstTile, picturePlan: plan, pass: pass, renderer: renderer,
-                    pipeline: pipeline,
+                    plan: bandPlan, firstTile: firstTile, picturePlan: picturePlan ?? plan, pass: pass,
+                    renderer: renderer, pipeline: pipeline,
                     registry: registry, cancellation: cancellation, cancellationMode: cancellationMode,
                     tileWait: tileWait,
                     waitsAsynchronously: tileWait.mode == .async && strategy.asynchronousWait != nil,
-                    order: order, ranking: ranking, onTileFinished: onTileFinished)
+                    order: order, ranking: order == .centre ? ranking : nil, onTileFinished: onTileFinished)
             }
             var failure: RenderFailure?
             if let preview {
@@ -259,14 +261,11 @@ public final class PictureRender: Sendable {
                     plan: preview.plan,
                     slots: [BandPipeline.Slot(canvas: preview.canvas, counts: nil, recorder: preview.recorder)],
                     sink: nil, cancellation: cancellation, keepsTileRecords: true, origin: start)
-                let previewWork = RenderWork(
-                    plan: preview.plan, firstTile: 0, picturePlan: preview.plan, pass: .coloring,
+                let previewWork = work(
+                    preview.plan, from: 0, of: preview.plan,
                     renderer: self.renderer(
                         for: .coloring, samples: SampleCounter(job: preview.job, grid: preview.grid), histogram: nil),
-                    pipeline: previewPipeline, registry: registry, cancellation: cancellation,
-                    cancellationMode: cancellationMode, tileWait: tileWait,
-                    waitsAsynchronously: tileWait.mode == .async && strategy.asynchronousWait != nil,
-                    onTileFinished: onTileFinished)
+                    pipeline: previewPipeline, order: .rows)
                 let whole = work(plan.isDynamic ? plan : plan.band(0), from: 0)
                 await StrategyRunner.run(strategy, first: previewWork, then: whole) {
                     let seconds = MonotonicClock.seconds(since: start)

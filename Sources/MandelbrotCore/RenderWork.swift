@@ -135,7 +135,9 @@ public final class RenderWork: Sendable {
     /// Renders worker `worker`'s share of the plan on the calling thread, then returns:
     /// its fixed tiles in a static plan, or tiles from the shared counter in a dynamic one.
     ///
-    /// The loop every thread-per-worker strategy runs (thread, apply, pthread).
+    /// The loop every thread-per-worker strategy runs (thread, apply, pthread). A worker
+    /// beyond a static plan's workers has no share (a thread that serves two renders,
+    /// a preview and a picture, may have a share of one only).
     /// It stops at the first cancelled tile, or as soon as `shouldContinue`
     /// (a mechanism's own cancel state, such as `Thread.isCancelled`) says no.
     public func renderShare(of worker: Int, while shouldContinue: () -> Bool = { true }) {
@@ -143,7 +145,7 @@ public final class RenderWork: Sendable {
             while shouldContinue(), let tile = nextTile() {
                 guard renderTile(tile) else { return }
             }
-        } else {
+        } else if worker < plan.workerCount {
             for tile in plan.tiles(of: worker) {
                 guard shouldContinue(), renderTile(tile) else { return }
             }

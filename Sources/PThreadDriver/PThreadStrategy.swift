@@ -39,16 +39,12 @@ public struct PThreadStrategy: RenderStrategy {
         first.onCancel { stop.set() }
         second.onCancel { stop.set() }
         let latch = Latch { DispatchQueue.main.async(execute: firstDone) }
-        @Sendable func share(of work: RenderWork, _ worker: Int) {
-            guard work.plan.isDynamic || worker < work.plan.workerCount else { return }
-            work.renderShare(of: worker) { !stop.isSet }
-        }
         var workers: [pthread_t] = []
         for worker in 0..<max(first.plan.workerCount, second.plan.workerCount) {
             let job = PThreadJob {
-                share(of: first, worker)
+                first.renderShare(of: worker) { !stop.isSet }
                 latch.arriveAndWait()
-                share(of: second, worker)
+                second.renderShare(of: worker) { !stop.isSet }
             }
             switch spawn(job) {
             case .success(let thread): workers.append(thread)

@@ -30,20 +30,14 @@ final class RenderThread: Thread {
         // A name set before start() is lost on Linux, so the thread names itself.
         Thread.current.name = "mandel.worker.\(arguments.worker)"
         // Between tiles the thread also honours its own cancel, as the book's threads do.
-        Self.renderShare(of: arguments.work, worker: arguments.worker) { !isCancelled }
+        arguments.work.renderShare(of: arguments.worker) { !isCancelled }
         if let (rendezvous, next) = arguments.then {
             // By hand: every thread waits here until all have finished the first render.
             rendezvous.arriveAndWait()
-            Self.renderShare(of: next, worker: arguments.worker) { !isCancelled }
+            next.renderShare(of: arguments.worker) { !isCancelled }
         }
         // The Swift analogue of performSelectorOnMainThread: the last thing this thread does.
         DispatchQueue.main.async(execute: arguments.exitOnMainQueue)
-    }
-
-    /// Worker `worker`'s share of `work`: none if a static plan has fewer workers than there are threads.
-    private static func renderShare(of work: RenderWork, worker: Int, while shouldContinue: () -> Bool) {
-        guard work.plan.isDynamic || worker < work.plan.workerCount else { return }
-        work.renderShare(of: worker, while: shouldContinue)
     }
 }
 

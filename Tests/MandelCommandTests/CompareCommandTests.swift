@@ -43,8 +43,7 @@ struct CompareCommandTests {
         }
         #expect(result.standardOutput.contains("is fastest at"))
         let object =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/c.json")))
-            as! [String: Any]
+            try jsonObject(atPath: folder + "/c.json")
         let rows = object["results"] as! [[String: Any]]
         #expect(rows.map { $0["strategy"] as! String } == strategies)
         #expect(Set(rows.map { $0["checksum"] as! String }).count == 1, "every strategy drew the same pixels")
@@ -79,8 +78,7 @@ struct CompareCommandTests {
             ], in: folder)
         #expect(result.status == 0, "\(result.standardError)")
         let object =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/s.json")))
-            as! [String: Any]
+            try jsonObject(atPath: folder + "/s.json")
         let points = object["points"] as! [[String: Any]]
         #expect(points.map { $0["workers"] as? Int } == [1, 2, 3])
         #expect(points.allSatisfy { ($0["results"] as! [Any]).count == 3 })
@@ -101,8 +99,7 @@ struct CompareCommandTests {
         #expect(result.status == 0, "\(result.standardError)")
         let names = ["serial", "gcd"].flatMap { strategy in merges.map { "\(strategy)/\($0)" } }
         let object =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/m.json")))
-            as! [String: Any]
+            try jsonObject(atPath: folder + "/m.json")
         let rows = object["results"] as! [[String: Any]]
         #expect(rows.map { $0["strategy"] as! String } == names)
         #expect(rows.map { $0["merge"] as! String } == merges + merges)
@@ -128,8 +125,7 @@ struct CompareCommandTests {
             ], in: folder)
         #expect(result.status == 0, "\(result.standardError)")
         let object =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/o.json")))
-            as! [String: Any]
+            try jsonObject(atPath: folder + "/o.json")
         let rows = object["results"] as! [[String: Any]]
         #expect(
             rows.map { $0["strategy"] as! String } == [
@@ -153,8 +149,7 @@ struct CompareCommandTests {
             ], in: folder)
         #expect(result.status == 0, "\(result.standardError)")
         let object =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/p.json")))
-            as! [String: Any]
+            try jsonObject(atPath: folder + "/p.json")
         for row in object["results"] as! [[String: Any]] {
             let first = try #require(row["first_picture_seconds"] as? Double)
             #expect(first > 0 && first <= (row["max"] as! Double))
@@ -173,8 +168,7 @@ struct CompareCommandTests {
             ], in: folder)
         #expect(result.status == 0, "\(result.standardError)")
         let object =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/s.json")))
-            as! [String: Any]
+            try jsonObject(atPath: folder + "/s.json")
         let points = object["points"] as! [[String: Any]]
         #expect(points.map { $0["merge_batch"] as? Int } == [1, 64])
         for (point, batch) in zip(points, [1, 64]) {
@@ -244,8 +238,7 @@ struct StressTests {
             ], in: folder)
         #expect(result.status == 0, "\(result.standardError)")
         let object =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/leak.json")))
-            as! [String: Any]
+            try jsonObject(atPath: folder + "/leak.json")
         let process = object["process"] as! [String: [String: Int]]
         let before = process["after_warmup"]!
         let after = process["at_end"]!

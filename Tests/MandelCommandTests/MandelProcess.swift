@@ -115,6 +115,11 @@ func temporaryFolder() -> String {
 }
 
 /// The names in `folder`.
+/// The JSON object in the file at `path`.
+func jsonObject(atPath path: String) throws -> [String: Any] {
+    try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
+}
+
 func contents(of folder: String) -> [String] {
     (try? FileManager.default.contentsOfDirectory(atPath: folder).sorted()) ?? []
 }

@@ -20,8 +20,7 @@ struct VisualOptionsTests {
         let cost = try PNGImage(contentsOf: folder + "/cost.png")
         #expect(cost.width == 96 && cost.height == 64)
         let trace =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/trace.json")))
-            as! [String: Any]
+            try jsonObject(atPath: folder + "/trace.json")
         #expect((trace["traceEvents"] as! [[String: Any]]).filter { $0["cat"] as? String == "tile" }.count == 2)
     }
 

@@ -41,6 +41,11 @@ enum ValueParsing {
         try String(text).split(separator: ",", omittingEmptySubsequences: false).map { try item($0) }
     }
 
+    /// The first value of `values` that an earlier one equals, if any: a list item given twice.
+    static func firstRepeated<Value: Equatable>(_ values: [Value]) -> Value? {
+        values.indices.first { values[..<$0].contains(values[$0]) }.map { values[$0] }
+    }
+
     /// Comma-separated words, each one of `Word`'s cases; `kind` names them in the refusal.
     static func words<Word: CaseIterable & RawRepresentable<String>>(
         _ text: some StringProtocol, kind: String

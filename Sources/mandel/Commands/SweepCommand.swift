@@ -108,18 +108,18 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             )
         }
         let waits = behaviour.tileWait
-        if let repeated = waits.indices.first(where: { waits[..<$0].contains(waits[$0]) }) {
+        if let repeated = ValueParsing.firstRepeated(waits) {
             throw ValidationError(
-                "--tile-wait lists \(NumberFormat.decimal(waits[repeated])) more than once; each point of a sweep is measured once"
+                "--tile-wait lists \(NumberFormat.decimal(repeated)) more than once; each point of a sweep is measured once"
             )
         }
         if let square = tileList.first(where: { $0.width != $0.height }), tileList.count > 1 {
             throw ValidationError("--tile lists square tiles for a sweep, such as 16,32,64 (got \(square))")
         }
         for (option, values) in [("--workers", workerList), ("--tile", tileList.map(\.width))] {
-            if let repeated = values.indices.first(where: { values[..<$0].contains(values[$0]) }) {
+            if let repeated = ValueParsing.firstRepeated(values) {
                 throw ValidationError(
-                    "\(option) lists \(values[repeated]) more than once; each point of a sweep is measured once")
+                    "\(option) lists \(repeated) more than once; each point of a sweep is measured once")
             }
         }
         if tileList.count > 1 && work.split != .tiles {
@@ -202,61 +202,49 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
 enum SweepTable {
     static func render(_ points: [SweepPoint], axis: SweepAxis) -> String {
         let names = points.first?.comparison.results.map(\.strategy) ?? []
-        var rows = [["strategy"] + points.map { $0.label(on: axis) }]
-        for name in names {
-            rows.append(
-                [name]
-                    + points.map { point in
-                        guard let result = point.comparison.results.first(where: { $0.strategy == name }) else {
-                            return ""
-                        }
-                        let marker =
-                            point.comparison.hasVerdicts && point.comparison.fastest.strategy == name ? "*" : " "
-                        let speedup = point.comparison.speedup(of: result).map { String(format: " (%.2fx)", $0) } ?? ""
-                        return "\(marker)\(NumberFormat.milliseconds(result.wall.median))\(speedup)"
-                    })
-        }
         let baseline = points.first?.comparison.baselineName ?? "the baseline"
-        var text =
-            ComparisonTable.align(rows, rightAligned: Set(1..<rows[0].count))
-            + "\nmedian wall time in ms (speedup against \(baseline) at the same point); * fastest at that point"
-        if axis == .mergeBatch { text += "\n\n" + mergeCosts(points, axis: axis, names: names) }
+        var text = matrix(points, axis: axis, names: names) { result, comparison in
+            let marker = comparison.hasVerdicts && comparison.fastest.strategy == result.strategy ? "*" : " "
+            let speedup = comparison.speedup(of: result).map { String(format: " (%.2fx)", $0) } ?? ""
+            return "\(marker)\(NumberFormat.milliseconds(result.wall.median))\(speedup)"
+        }
+        text += "\nmedian wall time in ms (speedup against \(baseline) at the same point); * fastest at that point"
+        if axis == .mergeBatch {
+            // The cost of sharing the histogram: merging, and workers handing over.
+            text +=
+                "\n\n"
+                + matrix(points, axis: axis, names: names) { result, _ in
+                    result.behaviour.merge.map {
+                        "\(NumberFormat.milliseconds($0.mergeSeconds)) + \(NumberFormat.milliseconds($0.waitSeconds))"
+                    }
+                }
+                + "\nper run, in ms: merging + workers handing over (waiting for the lock, enqueueing)"
+        }
         if points.first?.comparison.results.first?.behaviour.firstPictureSeconds != nil {
-            text += "\n\n" + firstPictures(points, axis: axis, names: names)
+            text +=
+                "\n\n"
+                + matrix(points, axis: axis, names: names) { result, _ in
+                    result.behaviour.firstPictureSeconds.map(NumberFormat.milliseconds)
+                }
+                + "\nms until the preview was delivered on the main queue (median)"
         }
         return text
     }
 
-    /// When the preview reached the main queue, per row and point.
-    private static func firstPictures(_ points: [SweepPoint], axis: SweepAxis, names: [String]) -> String {
+    /// Strategies down, points across: each cell what `cell` says of the row's result at that point.
+    private static func matrix(
+        _ points: [SweepPoint], axis: SweepAxis, names: [String],
+        cell: (StrategyResult, StrategyComparison) -> String?
+    ) -> String {
         var rows = [["strategy"] + points.map { $0.label(on: axis) }]
         for name in names {
             rows.append(
                 [name]
                     + points.map { point in
-                        point.comparison.results.first(where: { $0.strategy == name })?.behaviour.firstPictureSeconds
-                            .map(NumberFormat.milliseconds) ?? ""
+                        point.comparison.results.first { $0.strategy == name }.flatMap { cell($0, point.comparison) }
+                            ?? ""
                     })
         }
         return ComparisonTable.align(rows, rightAligned: Set(1..<rows[0].count))
-            + "\nms until the preview was delivered on the main queue (median)"
-    }
-
-    /// The cost of sharing the histogram per row and point: merging, and workers handing over.
-    private static func mergeCosts(_ points: [SweepPoint], axis: SweepAxis, names: [String]) -> String {
-        var rows = [["strategy"] + points.map { $0.label(on: axis) }]
-        for name in names {
-            rows.append(
-                [name]
-                    + points.map { point in
-                        guard let result = point.comparison.results.first(where: { $0.strategy == name }),
-                            let merge = result.behaviour.merge
-                        else { return "" }
-                        return "\(NumberFormat.milliseconds(merge.mergeSeconds)) + "
-                            + NumberFormat.milliseconds(merge.waitSeconds)
-                    })
-        }
-        return ComparisonTable.align(rows, rightAligned: Set(1..<rows[0].count))
-            + "\nper run, in ms: merging + workers handing over (waiting for the lock, enqueueing)"
     }
 }

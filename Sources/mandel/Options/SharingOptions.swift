@@ -35,8 +35,8 @@ struct SharingOptions: ParsableArguments {
         for (option, values) in [
             ("--merge", merge?.map(\.rawValue) ?? []), ("--merge-batch", mergeBatch?.map(String.init) ?? []),
         ] {
-            if let repeated = values.indices.first(where: { values[..<$0].contains(values[$0]) }) {
-                throw ValidationError("\(option) lists \(values[repeated]) more than once")
+            if let repeated = ValueParsing.firstRepeated(values) {
+                throw ValidationError("\(option) lists \(repeated) more than once")
             }
         }
     }

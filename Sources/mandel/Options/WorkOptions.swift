@@ -57,8 +57,8 @@ struct WorkOptions: ParsableArguments {
     /// Refuses a centre-first order where it cannot apply, and a list of orders where `command` takes one.
     func validateOrder(command: String, size: PixelSize, format: PixelFormat, allowsList: Bool) throws {
         guard let order else { return }
-        if let repeated = order.indices.first(where: { order[..<$0].contains(order[$0]) }) {
-            throw ValidationError("--order lists \(order[repeated].rawValue) more than once")
+        if let repeated = ValueParsing.firstRepeated(order) {
+            throw ValidationError("--order lists \(repeated.rawValue) more than once")
         }
         if order.count > 1 && !allowsList {
             throw ValidationError(

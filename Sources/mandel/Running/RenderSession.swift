@@ -31,6 +31,11 @@ struct RenderSession {
     let previewOutput: String?
     let watch: SignalWatch
 
+    /// A render that finished without delivering the preview it was asked for: a bug, never a silent empty file.
+    private struct PreviewNotDelivered: Error, CustomStringConvertible {
+        var description: String { "the preview was not delivered" }
+    }
+
     /// Ends a render that `--cancel-after` cancelled: no output is published, and the report is printed.
     private struct CancelledOnPurpose: Error {
         let summary: RenderSummary
@@ -123,7 +128,7 @@ struct RenderSession {
         }
         if previewFile != nil && report.firstPictureSeconds == nil {
             // A preview that never came (a failed render throws before this) is a bug, not a silent loss.
-            throw CommandRun.PixelMismatch(description: "the preview was not delivered (a bug; please report it)")
+            throw PreviewNotDelivered()
         }
         try writer.finish()
         try writeExtras(
