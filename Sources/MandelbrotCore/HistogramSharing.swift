@@ -16,17 +16,6 @@ public enum HistogramMerge: String, CaseIterable, Sendable {
     /// Each worker adds into a histogram no other thread touches while it renders a tile;
     /// they are summed once, after the pass.
     case `private`
-
-    /// What the mechanism is, in a few words, for help texts and tables.
-    public var summary: String {
-        switch self {
-        case .queue: "a serial queue owns the bins (async hand-off)"
-        case .mutex: "a mutex around the shared bins"
-        case .barrier: "barrier writes and sync reads on a concurrent queue"
-        case .atomic: "an atomic increment per value"
-        case .private: "a histogram per worker, summed at the end"
-        }
-    }
 }
 
 /// How one render shares its histogram: the mechanism and how many values a worker
