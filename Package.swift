@@ -46,9 +46,13 @@ let package = Package(
         .target(name: "Platform", swiftSettings: sharedSwiftSettings),
 
         // MARK: - Compute core: views, kernels, work plans, buffers, colouring, the strategy contract
-        .target(name: "MandelbrotCore", dependencies: ["Platform", "AtomicShim"], swiftSettings: pixelSwiftSettings),
+        .target(
+            name: "MandelbrotCore", dependencies: ["Platform", "AtomicShim", "LaneBits"],
+            swiftSettings: pixelSwiftSettings),
         // Byte-wide atomic updates for bilevel rows, which Swift's atomics cannot do on raw memory.
         .target(name: "AtomicShim"),
+        // Vector lanes read as bits in one instruction, which Swift's SIMD masks cannot be.
+        .target(name: "LaneBits"),
 
         // MARK: - Strategy drivers: one threading mechanism each, and the catalog that lists them
     ]
@@ -96,7 +100,7 @@ let package = Package(
             // MARK: - Tests
             .testTarget(
                 name: "MandelbrotCoreTests",
-                dependencies: ["MandelbrotCore", "Platform"],
+                dependencies: ["MandelbrotCore", "Platform", "LaneBits"],
                 swiftSettings: sharedSwiftSettings
             ),
             .testTarget(
