@@ -22,6 +22,8 @@ public struct Palette: Sendable {
     public let cycle: Double
     /// Where in the gradient an escape value of 0 falls, as a fraction of the cycle (0 ≤ offset < 1).
     public let offset: Double
+    /// The stops as segments of the gradient, for colouring.
+    private let gradient: [Segment]
 
     /// Creates a palette; traps unless there are stops, the cycle is finite and positive,
     /// and the offset is finite.
@@ -32,6 +34,7 @@ public struct Palette: Sendable {
         self.stops = stops.sorted { $0.position < $1.position }
         self.cycle = cycle
         self.offset = offset - offset.rounded(.down)
+        gradient = Self.segments(of: self.stops)
     }
 
     /// The same gradient with another cycle length and offset.
@@ -63,48 +66,87 @@ public struct Palette: Sendable {
         cycle: 64
     )
 
-    /// Writes the colour for a smooth escape value into `pixel[0...2]`.
-    func write(value: Float, into pixel: UnsafeMutablePointer<UInt8>) {
-        write(fraction: Double(value) / cycle, into: pixel)
-    }
-
-    /// Writes the colour `fraction` of the way through the gradient (after the offset) into `pixel[0...2]`.
-    func write(fraction: Double, into pixel: UnsafeMutablePointer<UInt8>) {
-        let color = color(at: fraction)
-        pixel[0] = color.red
-        pixel[1] = color.green
-        pixel[2] = color.blue
-    }
-
     /// The colour at `position` cycles into the palette, after its offset (only the fraction counts).
     public func color(at position: Double) -> (red: UInt8, green: UInt8, blue: UInt8) {
-        // A position too large to keep its fraction (or not a number at all) has no place
-        // in the cycle; the start stands in for it rather than a conversion trapping below.
+        gradient.withUnsafeBufferPointer { Self.color(at: position, offset: offset, in: $0) }
+    }
+
+    /// Runs `body` with the palette's colouring, for a row of pixels: the table is
+    /// borrowed once, not once per pixel.
+    func withColoring<Result>(_ body: (Coloring) -> Result) -> Result {
+        gradient.withUnsafeBufferPointer { body(Coloring(gradient: $0, offset: offset)) }
+    }
+
+    /// The palette's colouring of one row's pixels.
+    struct Coloring {
+        fileprivate let gradient: UnsafeBufferPointer<Segment>
+        let offset: Double
+
+        /// Writes the colour `fraction` of the way through the gradient (after the offset) into `pixel[0...2]`.
+        @inline(__always)
+        func write(fraction: Double, into pixel: UnsafeMutablePointer<UInt8>) {
+            let color = Palette.color(at: fraction, offset: offset, in: gradient)
+            pixel[0] = color.red
+            pixel[1] = color.green
+            pixel[2] = color.blue
+        }
+    }
+
+    /// The stretch of the gradient that ends at one stop (or, for the last, wraps to the first),
+    /// with what blending a position in it needs worked out once, by the same operations.
+    fileprivate struct Segment {
+        /// The upper stop's position: a position below it (and not below an earlier one) is in this segment.
+        let end: Double
+        /// The lower stop's position.
+        let start: Double
+        /// From the lower stop to the upper, wrapping; 1 where that is not positive.
+        let span: Double
+        /// The lower stop's red, green and blue, and the upper's minus them.
+        let base: (Double, Double, Double)
+        let rise: (Double, Double, Double)
+    }
+
+    /// One segment for each stop (the one ending there) and one wrapping past the last, in order.
+    private static func segments(of stops: [Stop]) -> [Segment] {
+        (0...stops.count).map { upper in
+            let lowerStop = stops[(upper - 1 + stops.count) % stops.count]
+            let upperStop = upper == stops.count ? stops[0] : stops[upper]
+            var span =
+                upper == stops.count
+                ? 1 + upperStop.position - lowerStop.position : upperStop.position - lowerStop.position
+            if span <= 0 { span = 1 }
+            func rise(_ a: UInt8, _ b: UInt8) -> Double { Double(b) - Double(a) }
+            return Segment(
+                end: upper == stops.count ? .infinity : upperStop.position, start: lowerStop.position, span: span,
+                base: (Double(lowerStop.red), Double(lowerStop.green), Double(lowerStop.blue)),
+                rise: (
+                    rise(lowerStop.red, upperStop.red), rise(lowerStop.green, upperStop.green),
+                    rise(lowerStop.blue, upperStop.blue)
+                ))
+        }
+    }
+
+    /// The colour at `position` cycles into the gradient, after `offset`.
+    ///
+    /// A position too large to keep its fraction (or not a number at all) has no place
+    /// in the cycle; the start stands in for it rather than a conversion trapping below.
+    @inline(__always)
+    private static func color(
+        at position: Double, offset: Double, in gradient: UnsafeBufferPointer<Segment>
+    ) -> (red: UInt8, green: UInt8, blue: UInt8) {
         var t = position.isFinite ? position + offset : offset
         t -= t.rounded(.down)
-        // Find the stops around t, wrapping past the last one.
-        var upper = stops.firstIndex { $0.position > t } ?? stops.count
-        let lowerStop = stops[(upper - 1 + stops.count) % stops.count]
-        let upperStop: Stop
-        var span: Double
-        if upper == stops.count {
-            upper = 0
-            upperStop = stops[0]
-            span = 1 + upperStop.position - lowerStop.position
-        } else {
-            upperStop = stops[upper]
-            span = upperStop.position - lowerStop.position
-        }
-        var offset = t - lowerStop.position
+        // The first stop above t ends t's segment; past the last stop, the wrapping one.
+        var upper = 0
+        while !(gradient[upper].end > t) { upper += 1 }
+        let segment = gradient[upper]
+        var offset = t - segment.start
         if offset < 0 { offset += 1 }
-        if span <= 0 { span = 1 }
-        let mix = offset / span
-        func blend(_ a: UInt8, _ b: UInt8) -> UInt8 {
-            UInt8((Double(a) + (Double(b) - Double(a)) * mix).rounded())
-        }
+        let mix = offset / segment.span
         return (
-            blend(lowerStop.red, upperStop.red), blend(lowerStop.green, upperStop.green),
-            blend(lowerStop.blue, upperStop.blue)
+            UInt8((segment.base.0 + segment.rise.0 * mix).rounded()),
+            UInt8((segment.base.1 + segment.rise.1 * mix).rounded()),
+            UInt8((segment.base.2 + segment.rise.2 * mix).rounded())
         )
     }
 }

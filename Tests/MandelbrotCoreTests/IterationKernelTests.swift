@@ -28,6 +28,7 @@ struct IterationKernelTests {
         (-0.1, 0.65, 40, 4000),
         (0.3, 0.5, 2, 100),
         (3, 3, 0.1, 30),  // far outside: |c| > 2
+        (0, 0, 1e-9, 20),  // |c| up to 1e9: every orbit escapes at once and its z is huge
     ]
 
     @Test("SIMD counts and smooth values equal the scalar reference on every pixel", arguments: views)

@@ -52,4 +52,53 @@ struct PaletteTests {
         let shifted = Palette.classic.with(cycle: 64, offset: 0.42)
         #expect(shifted.color(at: 0) == Palette.classic.color(at: 0.42))
     }
+
+    @Test("the palette's table of segments colours every position as interpolating between its stops does")
+    func segmentsMatchInterpolation() {
+        let stop = Palette.Stop.init(position:red:green:blue:)
+        let palettes =
+            Palette.named.map(\.palette) + [
+                // Uneven stops, the first above 0 (positions below it wrap from the last).
+                Palette(stops: [stop(0.3, 250, 0, 9), stop(0.35, 0, 255, 1), stop(0.9, 17, 4, 200)], cycle: 10),
+                // Two stops at one place (a segment of no width), and a single stop.
+                Palette(stops: [stop(0, 0, 0, 0), stop(0.5, 255, 0, 0), stop(0.5, 0, 255, 0)], cycle: 3, offset: 0.7),
+                Palette(stops: [stop(0.25, 9, 99, 199)], cycle: 1),
+            ]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func random() -> Double {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Double(state >> 11) * 0x1p-53
+        }
+        for palette in palettes {
+            // The stops, a hair either side of each, the ends of the cycle, values that have
+            // no place in it, and positions at random over several cycles.
+            var positions: [Double] = [0, 1, -0.0, .infinity, -.infinity, .nan, 1e300, -1e300]
+            for stop in palette.stops {
+                let position = stop.position - palette.offset
+                positions += [position, position.nextUp, position.nextDown, position + 1, position - 1]
+            }
+            positions += (0..<4000).map { _ in random() * 8 - 4 }
+            for position in positions {
+                let expected = Self.interpolated(palette, at: position)
+                #expect(palette.color(at: position) == expected, "at \(position)")
+            }
+        }
+    }
+
+    /// The colour at `position`, worked out from the stops directly: the definition the table must keep.
+    static func interpolated(_ palette: Palette, at position: Double) -> (UInt8, UInt8, UInt8) {
+        let stops = palette.stops
+        var t = position.isFinite ? position + palette.offset : palette.offset
+        t -= t.rounded(.down)
+        let upper = stops.firstIndex { $0.position > t } ?? stops.count
+        let lower = stops[(upper - 1 + stops.count) % stops.count]
+        let next = upper == stops.count ? stops[0] : stops[upper]
+        var span = upper == stops.count ? 1 + next.position - lower.position : next.position - lower.position
+        var offset = t - lower.position
+        if offset < 0 { offset += 1 }
+        if span <= 0 { span = 1 }
+        let mix = offset / span
+        func blend(_ a: UInt8, _ b: UInt8) -> UInt8 { UInt8((Double(a) + (Double(b) - Double(a)) * mix).rounded()) }
+        return (blend(lower.red, next.red), blend(lower.green, next.green), blend(lower.blue, next.blue))
+    }
 }

@@ -24,16 +24,19 @@ enum SmoothValue {
         return (limit, Float(limit))
     }
 
+    /// How many steps an escaped orbit goes on for: four more take |z| from > 2 to > 2^16,
+    /// far enough for the log-log formula to be continuous to within a fraction of a shade.
+    static let extraSteps = 4
+    /// The |z|² at which the extra steps stop early, before z can overflow.
+    static let largeModulusSquared = 1e20
+
     /// The smooth value of an orbit that escaped at `step` with z = (zr, zi).
     static func value(afterEscapeAt step: Int, zr: Double, zi: Double, real: Double, imaginary: Double) -> Float {
         var zr = zr
         var zi = zi
         var step = step
         var extraSteps = 0
-        // Four more steps take |z| from > 2 to > 2^16, far enough for the
-        // log-log formula to be continuous to within a fraction of a shade;
-        // stop early if |z| is already huge, before it can overflow.
-        while extraSteps < 4 && zr * zr + zi * zi < 1e20 {
+        while extraSteps < Self.extraSteps && zr * zr + zi * zi < largeModulusSquared {
             let zr2 = zr * zr
             let zi2 = zi * zi
             zi = 2 * zr * zi + imaginary
@@ -41,7 +44,13 @@ enum SmoothValue {
             step += 1
             extraSteps += 1
         }
-        let logModulus = 0.5 * log(zr * zr + zi * zi)
-        return Float(max(0, Double(step) + 1 - log2(logModulus)))
+        return value(steps: step, modulusSquared: zr * zr + zi * zi)
+    }
+
+    /// The smooth value once the orbit has gone `steps` steps in all and |z|² is `modulusSquared`.
+    @inline(__always)
+    static func value(steps: Int, modulusSquared: Double) -> Float {
+        let logModulus = 0.5 * log(modulusSquared)
+        return Float(max(0, Double(steps) + 1 - log2(logModulus)))
     }
 }

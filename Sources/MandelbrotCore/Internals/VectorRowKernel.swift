@@ -280,17 +280,29 @@ enum VectorRowKernel {
         }
         let useful = useful(laneCounts, first: first, width: width, usefulLimit: usefulLimit)
         guard let smooth else { return useful }
-        withUnsafeBytes(of: (zr, zi, cr)) { vectors in
-            let values = vectors.bindMemory(to: Double.self)
-            for lane in 0..<valid {
-                let count = Int(counts[first + lane])
-                smooth[first + lane] =
-                    count < limit
-                    ? SmoothValue.value(
-                        afterEscapeAt: count, zr: values[lane], zi: values[lanes + lane],
-                        real: values[2 * lanes + lane], imaginary: imaginary)
-                    : Float(limit)
-            }
+        // The escaped lanes' orbits go on for smooth colouring, all eight at once with
+        // `SmoothValue`'s operations and its test; only the logarithms are lane by lane.
+        let full = Double(limit)
+        var zr = zr
+        var zi = zi
+        var steps = laneCounts
+        var going = laneCounts .< full
+        let ci = Vector(repeating: imaginary)
+        for _ in 0..<SmoothValue.extraSteps {
+            let zrSquared = zr * zr
+            let ziSquared = zi * zi
+            going .&= zrSquared + ziSquared .< SmoothValue.largeModulusSquared
+            let nextZi = 2 * zr * zi + ci
+            let nextZr = zrSquared - ziSquared + cr
+            zi.replace(with: nextZi, where: going)
+            zr.replace(with: nextZr, where: going)
+            steps.replace(with: steps + 1, where: going)
+        }
+        let modulusSquared = zr * zr + zi * zi
+        for lane in 0..<valid {
+            smooth[first + lane] =
+                laneCounts[lane] < full
+                ? SmoothValue.value(steps: Int(steps[lane]), modulusSquared: modulusSquared[lane]) : Float(limit)
         }
         return useful
     }
