@@ -47,12 +47,14 @@ let package = Package(
 
         // MARK: - Compute core: views, kernels, work plans, buffers, colouring, the strategy contract
         .target(
-            name: "MandelbrotCore", dependencies: ["Platform", "AtomicShim", "LaneBits"],
+            name: "MandelbrotCore", dependencies: ["Platform", "AtomicShim", "LaneBits", "PaletteLanes"],
             swiftSettings: pixelSwiftSettings),
         // Byte-wide atomic updates for bilevel rows, which Swift's atomics cannot do on raw memory.
         .target(name: "AtomicShim"),
         // Vector lanes read as bits in one instruction, which Swift's SIMD masks cannot be.
         .target(name: "LaneBits"),
+        // Smooth colouring eight pixels at a time: gathers and roundings Swift's SIMD types do lane by lane.
+        .target(name: "PaletteLanes"),
 
         // MARK: - Strategy drivers: one threading mechanism each, and the catalog that lists them
     ]

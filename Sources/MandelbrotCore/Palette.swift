@@ -1,3 +1,5 @@
+import PaletteLanes
+
 /// A colour gradient that smooth colouring walks along as the escape value grows.
 public struct Palette: Sendable {
     /// One colour at a position in [0, 1) of the cycle.
@@ -22,19 +24,20 @@ public struct Palette: Sendable {
     public let cycle: Double
     /// Where in the gradient an escape value of 0 falls, as a fraction of the cycle (0 ≤ offset < 1).
     public let offset: Double
-    /// The stops as segments of the gradient, for colouring.
-    private let gradient: [Segment]
+    /// The stops as segments of the gradient, for colouring (`PaletteLanes`' table).
+    private let table: [Double]
 
-    /// Creates a palette; traps unless there are stops, the cycle is finite and positive,
-    /// and the offset is finite.
+    /// Creates a palette; traps unless there are stops, each in [0, 1), the cycle is finite
+    /// and positive, and the offset is finite.
     public init(stops: [Stop], cycle: Double, offset: Double = 0) {
         precondition(!stops.isEmpty, "a palette needs at least one colour")
         precondition(cycle.isFinite && cycle > 0, "a palette cycle must be positive")
         precondition(offset.isFinite, "a palette offset must be finite")
+        precondition(stops.allSatisfy { (0..<1).contains($0.position) }, "a stop's position must be in [0, 1)")
         self.stops = stops.sorted { $0.position < $1.position }
         self.cycle = cycle
         self.offset = offset - offset.rounded(.down)
-        gradient = Self.segments(of: self.stops)
+        table = Self.table(of: self.stops)
     }
 
     /// The same gradient with another cycle length and offset.
@@ -67,86 +70,64 @@ public struct Palette: Sendable {
     )
 
     /// The colour at `position` cycles into the palette, after its offset (only the fraction counts).
+    ///
+    /// A position too large to keep its fraction (or not a number at all) has no place
+    /// in the cycle; the start stands in for it.
     public func color(at position: Double) -> (red: UInt8, green: UInt8, blue: UInt8) {
-        gradient.withUnsafeBufferPointer { Self.color(at: position, offset: offset, in: $0) }
+        var pixel: (UInt8, UInt8, UInt8) = (0, 0, 0)
+        withColoring { coloring in
+            withUnsafeMutableBytes(of: &pixel) { coloring.write(fraction: position, into: $0.baseAddress!) }
+        }
+        return pixel
     }
 
     /// Runs `body` with the palette's colouring, for a row of pixels: the table is
     /// borrowed once, not once per pixel.
     func withColoring<Result>(_ body: (Coloring) -> Result) -> Result {
-        gradient.withUnsafeBufferPointer { body(Coloring(gradient: $0, offset: offset)) }
-    }
-
-    /// The palette's colouring of one row's pixels.
-    struct Coloring {
-        fileprivate let gradient: UnsafeBufferPointer<Segment>
-        let offset: Double
-
-        /// Writes the colour `fraction` of the way through the gradient (after the offset) into `pixel[0...2]`.
-        @inline(__always)
-        func write(fraction: Double, into pixel: UnsafeMutablePointer<UInt8>) {
-            let color = Palette.color(at: fraction, offset: offset, in: gradient)
-            pixel[0] = color.red
-            pixel[1] = color.green
-            pixel[2] = color.blue
+        table.withUnsafeBufferPointer {
+            body(Coloring(table: $0.baseAddress!, segments: stops.count + 1, palette: self))
         }
     }
 
-    /// The stretch of the gradient that ends at one stop (or, for the last, wraps to the first),
-    /// with what blending a position in it needs worked out once, by the same operations.
-    fileprivate struct Segment {
-        /// The upper stop's position: a position below it (and not below an earlier one) is in this segment.
-        let end: Double
-        /// The lower stop's position.
-        let start: Double
-        /// From the lower stop to the upper, wrapping; 1 where that is not positive.
-        let span: Double
-        /// The lower stop's red, green and blue, and the upper's minus them.
-        let base: (Double, Double, Double)
-        let rise: (Double, Double, Double)
+    /// The palette's colouring of one row's pixels, in C (`PaletteLanes`), eight at a time where it can.
+    struct Coloring {
+        fileprivate let table: UnsafePointer<Double>
+        fileprivate let segments: Int
+        let palette: Palette
+
+        /// Writes the colour `fraction` of the way through the gradient (after the offset) into `pixel[0...2]`.
+        @inline(__always)
+        func write(fraction: Double, into pixel: UnsafeMutableRawPointer) {
+            mandel_palette_color(
+                fraction, palette.offset, table, segments, pixel.assumingMemoryBound(to: UInt8.self))
+        }
+
+        /// Smooth colouring of a row: black where the count reached `limit`, elsewhere the
+        /// colour `smooth / cycle` of the way through the gradient, as RGB.
+        func paint(
+            counts: UnsafePointer<UInt32>, smooth: UnsafePointer<Float>, count: Int, limit: UInt32,
+            into pixels: UnsafeMutablePointer<UInt8>
+        ) {
+            mandel_palette_paint(counts, smooth, count, limit, palette.cycle, palette.offset, table, segments, pixels)
+        }
     }
 
-    /// One segment for each stop (the one ending there) and one wrapping past the last, in order.
-    private static func segments(of stops: [Stop]) -> [Segment] {
-        (0...stops.count).map { upper in
+    /// The stops as `PaletteLanes`' table: for each segment of the gradient (the one ending at
+    /// each stop, and one wrapping past the last), where it starts, its span and its colours,
+    /// row by row, then the stops' positions.
+    private static func table(of stops: [Stop]) -> [Double] {
+        let segments = (0...stops.count).map { upper in
             let lowerStop = stops[(upper - 1 + stops.count) % stops.count]
             let upperStop = upper == stops.count ? stops[0] : stops[upper]
             var span =
                 upper == stops.count
                 ? 1 + upperStop.position - lowerStop.position : upperStop.position - lowerStop.position
             if span <= 0 { span = 1 }
-            func rise(_ a: UInt8, _ b: UInt8) -> Double { Double(b) - Double(a) }
-            return Segment(
-                end: upper == stops.count ? .infinity : upperStop.position, start: lowerStop.position, span: span,
-                base: (Double(lowerStop.red), Double(lowerStop.green), Double(lowerStop.blue)),
-                rise: (
-                    rise(lowerStop.red, upperStop.red), rise(lowerStop.green, upperStop.green),
-                    rise(lowerStop.blue, upperStop.blue)
-                ))
+            let lower = [lowerStop.red, lowerStop.green, lowerStop.blue].map(Double.init)
+            let upper = [upperStop.red, upperStop.green, upperStop.blue].map(Double.init)
+            return [lowerStop.position, span] + lower + zip(lower, upper).map { $1 - $0 }
         }
-    }
-
-    /// The colour at `position` cycles into the gradient, after `offset`.
-    ///
-    /// A position too large to keep its fraction (or not a number at all) has no place
-    /// in the cycle; the start stands in for it rather than a conversion trapping below.
-    @inline(__always)
-    private static func color(
-        at position: Double, offset: Double, in gradient: UnsafeBufferPointer<Segment>
-    ) -> (red: UInt8, green: UInt8, blue: UInt8) {
-        var t = position.isFinite ? position + offset : offset
-        t -= t.rounded(.down)
-        // The first stop above t ends t's segment; past the last stop, the wrapping one.
-        var upper = 0
-        while !(gradient[upper].end > t) { upper += 1 }
-        let segment = gradient[upper]
-        var offset = t - segment.start
-        if offset < 0 { offset += 1 }
-        let mix = offset / segment.span
-        return (
-            UInt8((segment.base.0 + segment.rise.0 * mix).rounded()),
-            UInt8((segment.base.1 + segment.rise.1 * mix).rounded()),
-            UInt8((segment.base.2 + segment.rise.2 * mix).rounded())
-        )
+        let rows = (0..<MANDEL_PALETTE_ENDS).map { row in segments.map { $0[row] } }
+        return Array(rows.joined()) + stops.map(\.position)
     }
 }

@@ -76,21 +76,44 @@ struct SerialRenderTests {
         }
     }
 
-    @Test("smooth colouring paints the set black and everything else in colour")
-    func smooth() async throws {
-        let limit = 100
-        let job = RenderJob(size: ImageSize(width: 24, height: 16), iterations: limit, colorScheme: .smooth)
+    /// Palettes for the smooth test, by name: two named ones with other cycles and offsets,
+    /// and uneven stops with the first above 0 (a position below it wraps from the last stop).
+    static let smoothPalettes: [String: Palette] = [
+        "classic": .classic,
+        "fire, cycle 7.3, offset 0.37": Palette.named[1].palette.with(cycle: 7.3, offset: 0.37),
+        "rainbow, cycle 0.001": Palette.named[5].palette.with(cycle: 0.001, offset: 0),
+        "uneven stops from 0.3": Palette(
+            stops: [
+                .init(position: 0.3, red: 250, green: 0, blue: 9), .init(position: 0.35, red: 0, green: 255, blue: 1),
+                .init(position: 0.9, red: 17, green: 4, blue: 200),
+            ], cycle: 10),
+    ]
+
+    @Test(
+        "smooth colouring paints the set black and every other pixel its smooth value's colour in the palette",
+        arguments: smoothPalettes.keys.sorted())
+    func smooth(paletteName: String) async throws {
+        let palette = Self.smoothPalettes[paletteName]!
+        // 101 columns: whole groups of eight pixels and a ragged tail, both ways of colouring.
+        let limit = 300
+        let size = ImageSize(width: 101, height: 23)
+        let viewport = Viewport(centerReal: -0.7, centerImaginary: 0.25, zoom: 3)
+        let job = RenderJob(
+            size: size, region: .view(viewport), iterations: limit, colorScheme: .smooth, palette: palette)
         let canvas = try await serialCanvas(job)
-        let expected = referenceCounts(
-            width: 24, height: 16, centerReal: -0.5, centerImaginary: 0, zoom: 1, limit: limit)
-        for (index, count) in expected.enumerated() {
-            let rgb = Array(canvas.pixel(x: index % 24, y: index / 24))
-            if count == limit {
-                #expect(rgb == [0, 0, 0])
-            } else {
-                #expect(rgb != [0, 0, 0])
+        let grid = SampleGrid(size: size, viewport: viewport)
+        var wrong: [String] = []
+        for (y, imaginary) in grid.imaginaryParts.enumerated() {
+            let (counts, smooth) = countRow(.scalar, realParts: grid.realParts, imaginary: imaginary, limit: limit)
+            for x in 0..<size.width {
+                let color = palette.color(at: Double(smooth[x]) / palette.cycle)
+                let wanted = counts[x] == limit ? [0, 0, 0] : [color.red, color.green, color.blue]
+                let got = Array(canvas.pixel(x: x, y: y))
+                if got != wanted { wrong.append("(\(x), \(y)): \(got), not \(wanted)") }
             }
         }
+        let differing = wrong.count
+        #expect(differing == 0, "first \(wrong.first ?? "")")
     }
 
     @Test("the iteration total is the sum of the counts")

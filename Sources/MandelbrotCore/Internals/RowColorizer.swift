@@ -25,36 +25,23 @@ struct RowColorizer {
                 pixels[index] = escape >= limit ? 0 : UInt8(255 - (Double(escape) * scale).rounded(.down))
             }
         case .smooth:
-            let smooth = smooth!
-            let cycle = palette.cycle
-            paint(counts: counts, count: count, limit: limit, into: pixels) { Double(smooth[$0]) / cycle }
+            palette.withColoring { $0.paint(counts: counts, smooth: smooth!, count: count, limit: limit, into: pixels) }
         case .histogram:
             // The palette once over the image: a sample's position in it is
             // the fraction of escaped samples that escaped faster.
             let smooth = smooth!
             let histogram = histogram!
             let distribution = histogram.distribution()
-            paint(counts: counts, count: count, limit: limit, into: pixels) {
-                histogram.fraction(of: smooth[$0], in: distribution)
-            }
-        }
-    }
-
-    /// Paints the set black and every other pixel with the palette's colour `position(index)` of the way through it.
-    @inline(__always)
-    private func paint(
-        counts: UnsafePointer<UInt32>, count: Int, limit: UInt32, into pixels: UnsafeMutablePointer<UInt8>,
-        position: (Int) -> Double
-    ) {
-        palette.withColoring { coloring in
-            for index in 0..<count {
-                let pixel = pixels + index * 3
-                if counts[index] >= limit {
-                    pixel[0] = 0
-                    pixel[1] = 0
-                    pixel[2] = 0
-                } else {
-                    coloring.write(fraction: position(index), into: pixel)
+            palette.withColoring { coloring in
+                for index in 0..<count {
+                    let pixel = pixels + index * 3
+                    if counts[index] >= limit {
+                        pixel[0] = 0
+                        pixel[1] = 0
+                        pixel[2] = 0
+                    } else {
+                        coloring.write(fraction: histogram.fraction(of: smooth[index], in: distribution), into: pixel)
+                    }
                 }
             }
         }

@@ -1,0 +1,116 @@
+#ifndef MANDEL_PALETTE_LANES_H
+#define MANDEL_PALETTE_LANES_H
+
+#include <math.h>
+#include <stdint.h>
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+#include <immintrin.h>
+#endif
+
+// Smooth colouring, eight pixels at a time: a palette's colour at a position is two
+// divisions, a search among the stops, three blends and three roundings, which Swift's
+// SIMD types would compile lane by lane (their conversions and rounding are per-lane
+// calls). Every lane does the scalar path's operations in its order, and no multiply
+// is fused with an add, so the bytes are the scalar path's.
+#pragma STDC FP_CONTRACT OFF
+
+/// The rows of a palette's table: `segments` values each, segment k being the stretch
+/// of the gradient that ends at stop k (the last wraps from the last stop to the first).
+enum {
+    MANDEL_PALETTE_START,  ///< the lower stop's position
+    MANDEL_PALETTE_SPAN,  ///< from the lower stop to the upper, wrapping; 1 where that is not positive
+    MANDEL_PALETTE_BASE,  ///< three rows: the lower stop's red, green and blue
+    MANDEL_PALETTE_RISE = MANDEL_PALETTE_BASE + 3,  ///< three rows: the upper stop's minus the lower's
+    MANDEL_PALETTE_ENDS = MANDEL_PALETTE_RISE + 3,  ///< the stops' positions (segments − 1 values), in order
+};
+
+/// Where `position` falls in the cycle after `offset`, in [0, 1); a position too large to
+/// keep its fraction, or not a number, counts as 0.
+static inline double mandel_palette_place(double position, double offset) {
+    double t = __builtin_isfinite(position) ? position + offset : offset;
+    return t - floor(t);
+}
+
+/// Writes the colour at `position` cycles into the gradient, after `offset`, into `pixel[0...2]`.
+static inline void mandel_palette_color(
+    double position, double offset, const double *table, long segments, uint8_t *pixel) {
+    double t = mandel_palette_place(position, offset);
+    // The stops are in order: the first one above t ends t's segment, and its index is
+    // the number of stops not above it.
+    const double *ends = table + MANDEL_PALETTE_ENDS * segments;
+    long k = 0;
+    for (long stop = 0; stop < segments - 1; stop++) k += ends[stop] <= t;
+    double offsetInSegment = t - table[MANDEL_PALETTE_START * segments + k];
+    if (offsetInSegment < 0) offsetInSegment += 1;
+    double mix = offsetInSegment / table[MANDEL_PALETTE_SPAN * segments + k];
+    for (int channel = 0; channel < 3; channel++) {
+        double rise = table[(MANDEL_PALETTE_RISE + channel) * segments + k] * mix;
+        pixel[channel] = (uint8_t)round(table[(MANDEL_PALETTE_BASE + channel) * segments + k] + rise);
+    }
+}
+
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+/// `round` (halves away from zero) of every lane.
+static inline __m512d mandel_palette_round8(__m512d value) {
+    __m512d whole = _mm512_roundscale_pd(value, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m512d part = _mm512_sub_pd(value, whole);  // exact
+    __m512d one = _mm512_set1_pd(1);
+    whole = _mm512_mask_add_pd(whole, _mm512_cmp_pd_mask(part, _mm512_set1_pd(0.5), _CMP_GE_OQ), whole, one);
+    return _mm512_mask_sub_pd(whole, _mm512_cmp_pd_mask(part, _mm512_set1_pd(-0.5), _CMP_LE_OQ), whole, one);
+}
+#endif
+
+/// Smooth colouring of `count` pixels: black where the count reached `limit`, elsewhere
+/// the colour `smooth / cycle` cycles into the gradient, written as RGB into `pixels`.
+static inline void mandel_palette_paint(
+    const uint32_t *counts, const float *smooth, long count, uint32_t limit, double cycle, double offset,
+    const double *table, long segments, uint8_t *pixels) {
+    long index = 0;
+#if defined(__AVX512F__) && defined(__AVX512VL__)
+    const double *ends = table + MANDEL_PALETTE_ENDS * segments;
+    const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1);
+    for (; index + 8 <= count; index += 8) {
+        __m512d position = _mm512_div_pd(_mm512_cvtps_pd(_mm256_loadu_ps(smooth + index)), _mm512_set1_pd(cycle));
+        __mmask8 finite = _mm512_cmp_pd_mask(_mm512_sub_pd(position, position), zero, _CMP_EQ_OQ);
+        __m512d t = _mm512_set1_pd(offset);
+        t = _mm512_mask_add_pd(t, finite, position, t);
+        t = _mm512_sub_pd(t, _mm512_roundscale_pd(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+        __m512i k = _mm512_setzero_si512();
+        for (long stop = 0; stop < segments - 1; stop++) {
+            __mmask8 passed = _mm512_cmp_pd_mask(_mm512_set1_pd(ends[stop]), t, _CMP_LE_OQ);
+            k = _mm512_mask_add_epi64(k, passed, k, _mm512_set1_epi64(1));
+        }
+        __m512d offsetInSegment = _mm512_sub_pd(t, _mm512_i64gather_pd(k, table + MANDEL_PALETTE_START * segments, 8));
+        offsetInSegment = _mm512_mask_add_pd(
+            offsetInSegment, _mm512_cmp_pd_mask(offsetInSegment, zero, _CMP_LT_OQ), offsetInSegment, one);
+        __m512d mix =
+            _mm512_div_pd(offsetInSegment, _mm512_i64gather_pd(k, table + MANDEL_PALETTE_SPAN * segments, 8));
+        __mmask8 inSet = _mm256_cmpge_epu32_mask(
+            _mm256_loadu_si256((const __m256i *)(counts + index)), _mm256_set1_epi32((int)limit));
+        int32_t channels[3][8];
+        for (int channel = 0; channel < 3; channel++) {
+            __m512d base = _mm512_i64gather_pd(k, table + (MANDEL_PALETTE_BASE + channel) * segments, 8);
+            __m512d rise = _mm512_i64gather_pd(k, table + (MANDEL_PALETTE_RISE + channel) * segments, 8);
+            __m512d value = mandel_palette_round8(_mm512_add_pd(base, _mm512_mul_pd(rise, mix)));
+            _mm256_storeu_si256(
+                (__m256i *)channels[channel], _mm256_maskz_mov_epi32(~inSet, _mm512_cvttpd_epi32(value)));
+        }
+        uint8_t *pixel = pixels + index * 3;
+        for (int lane = 0; lane < 8; lane++) {
+            pixel[lane * 3] = (uint8_t)channels[0][lane];
+            pixel[lane * 3 + 1] = (uint8_t)channels[1][lane];
+            pixel[lane * 3 + 2] = (uint8_t)channels[2][lane];
+        }
+    }
+#endif
+    for (; index < count; index++) {
+        uint8_t *pixel = pixels + index * 3;
+        if (counts[index] >= limit) {
+            pixel[0] = pixel[1] = pixel[2] = 0;
+        } else {
+            mandel_palette_color((double)smooth[index] / cycle, offset, table, segments, pixel);
+        }
+    }
+}
+
+#endif
