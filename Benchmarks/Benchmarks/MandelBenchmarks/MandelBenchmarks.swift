@@ -6,7 +6,7 @@ import MandelbrotCore
 import Platform
 import StrategyCatalog
 
-/// Five families: the kernels' raw speed, the per-pixel cost of each output, the PNG
+/// Five families: the kernels' raw speed, the per-pixel cost of each output and of the general case, the PNG
 /// encoder by slice size and workers, each strategy on a fixed view at several tile
 /// sizes, and the bare cost of one task in each mechanism.
 ///
@@ -72,6 +72,30 @@ let benchmarks: @Sendable () -> Void = {
             let job = RenderJob(
                 size: ImageSize(width: 2048, height: 2048), region: .benchmarksGame, iterations: 50,
                 colorScheme: color, split: .tiles, tileSize: TileSize(width: 512, height: 64), workers: 1)
+            let render = try! PictureRender(job: job)
+            for _ in benchmark.scaledIterations {
+                let report = try! await render.run(SerialStrategy())
+                blackHole(report.totalIterations)
+            }
+        }
+    }
+
+    // The general case on one thread: the default view in gray (counts only) and smooth
+    // (smooth values, their logarithms and the palette), and a deep view whose kernel
+    // dominates. The difference between the first two is what smooth colouring costs.
+    let views: [(name: String, viewport: Viewport, iterations: Int, color: ColorScheme)] = [
+        ("default-view-1200x800", .whole, 256, .gray),
+        ("default-view-1200x800", .whole, 256, .smooth),
+        ("seahorse-zoom-180-1500", Viewport(centerReal: -0.7453, centerImaginary: 0.1127, zoom: 180), 1500, .smooth),
+    ]
+    for view in views {
+        Benchmark(
+            "\(view.name),serial,\(view.color.rawValue)",
+            configuration: .init(metrics: [.wallClock], thresholds: tolerances)
+        ) { benchmark in
+            let job = RenderJob(
+                size: ImageSize(width: 1200, height: 800), region: .view(view.viewport), iterations: view.iterations,
+                colorScheme: view.color, workers: 1)
             let render = try! PictureRender(job: job)
             for _ in benchmark.scaledIterations {
                 let report = try! await render.run(SerialStrategy())
