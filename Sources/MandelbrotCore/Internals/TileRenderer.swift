@@ -155,13 +155,20 @@ struct SupersampledTileRenderer: TileRenderer {
                             row: y * k + subRow, firstColumn: left * k, count: width * k, into: counts, smooth: smooth)
                         colorizer.color(
                             counts: counts, smooth: smooth.map { UnsafePointer($0) }, count: width * k, into: colors)
-                        for sample in 0..<(width * k) {
-                            let pixel = sample / k
-                            for channel in 0..<channels {
-                                light[pixel * channels + channel] +=
-                                    LinearLight.fromSRGB[Int(colors[sample * channels + channel])]
+                        // Each pixel's light gathers its k samples of this sub-row in order,
+                        // in a register rather than through memory.
+                        LinearLight.fromSRGB.withUnsafeBufferPointer { fromSRGB in
+                            for pixel in 0..<width {
+                                let first = pixel * k
+                                for channel in 0..<channels {
+                                    var sum = light[pixel * channels + channel]
+                                    for sample in first..<(first + k) {
+                                        sum += fromSRGB[Int(colors[sample * channels + channel])]
+                                    }
+                                    light[pixel * channels + channel] = sum
+                                }
+                                for sample in first..<(first + k) { costs[pixel] += UInt64(counts[sample]) }
                             }
-                            costs[pixel] += UInt64(counts[sample])
                         }
                     }
                     let output = target.canvas.address(x: left, y: bandRow)
