@@ -105,6 +105,12 @@ let package = Package(
                 dependencies: ["MandelbrotCore", "Platform", "LaneBits"],
                 swiftSettings: sharedSwiftSettings
             ),
+            // Built for this machine's vector units, so that the eight-lane path is the one tested.
+            .testTarget(
+                name: "PaletteLanesTests",
+                dependencies: ["PaletteLanes"],
+                swiftSettings: sharedSwiftSettings + [.unsafeFlags(["-Xcc", "-march=native"])]
+            ),
             .testTarget(
                 name: "StrategyTests",
                 dependencies: ["MandelbrotCore", "StrategyCatalog", "Comparison"]

@@ -5,6 +5,10 @@
 #include <stdint.h>
 #if defined(__AVX512F__) && defined(__AVX512VL__)
 #include <immintrin.h>
+/// Whether `mandel_palette_paint` colours eight pixels at a time where this header is compiled.
+#define MANDEL_PALETTE_LANES 8
+#else
+#define MANDEL_PALETTE_LANES 1
 #endif
 
 // Smooth colouring, eight pixels at a time: a palette's colour at a position is two
