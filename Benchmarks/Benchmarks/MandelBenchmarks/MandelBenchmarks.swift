@@ -6,9 +6,9 @@ import MandelbrotCore
 import Platform
 import StrategyCatalog
 
-/// Five families: the kernels' raw speed, the per-pixel cost of each output and of the general case, the PNG
-/// encoder by slice size and workers, each strategy on a fixed view at several tile
-/// sizes, and the bare cost of one task in each mechanism.
+/// Five families: the kernels' raw speed, the per-pixel cost of each output and of the
+/// general case, the PNG encoder by slice size and workers, each strategy on a fixed view
+/// at several tile sizes, and the bare cost of one task in each mechanism.
 ///
 /// The output and encoder benchmarks carry tolerances, checked against the static
 /// thresholds stored in `Thresholds/` (`swift package benchmark thresholds check`); the

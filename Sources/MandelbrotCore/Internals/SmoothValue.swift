@@ -35,14 +35,14 @@ enum SmoothValue {
         var zr = zr
         var zi = zi
         var step = step
-        var extraSteps = 0
-        while extraSteps < Self.extraSteps && zr * zr + zi * zi < largeModulusSquared {
+        var taken = 0
+        while taken < extraSteps && zr * zr + zi * zi < largeModulusSquared {
             let zr2 = zr * zr
             let zi2 = zi * zi
             zi = 2 * zr * zi + imaginary
             zr = zr2 - zi2 + real
             step += 1
-            extraSteps += 1
+            taken += 1
         }
         return value(steps: step, modulusSquared: zr * zr + zi * zi)
     }
