@@ -4,8 +4,8 @@
 public enum IterationKernel: String, Sendable, CaseIterable {
     /// One pixel at a time, exactly as ``EscapeTime/count(real:imaginary:limit:)`` reads.
     case scalar
-    /// 32 pixels at a time in four `SIMD8<Double>` vectors, with the main-cardioid and
-    /// period-2-bulb shortcut.
+    /// Four vectors of pixels at a time, as wide as the processor's registers (32 pixels with
+    /// 512-bit vectors, 16 with 256-bit ones), with the main-cardioid and period-2-bulb shortcut.
     case simd
 
     /// Writes the escape counts of `count` consecutive pixels of one row, and

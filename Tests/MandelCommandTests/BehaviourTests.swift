@@ -6,8 +6,11 @@ import Testing
 /// direction against the real binary, never for absolute times.
 @Suite("Behaviour beyond throughput")
 struct BehaviourTests {
-    /// A render of a few hundred milliseconds: long enough for the heartbeat to see a stall.
-    static let longRender = ["--size", "800x600", "--iterations", "3000", "--workers", "2"]
+    /// A render of a third of a second alone on a fast core (Zen 5), longer under load: long enough
+    /// for the heartbeat to see a stall, and for a scheduling delay of the main thread while other
+    /// tests run (tens of milliseconds on two cores) to stay well under half of gcd's wall time.
+    /// At 3,000 iterations gcd took 53 ms here and a loaded CI run saw the main queue held for half.
+    static let longRender = ["--size", "800x600", "--iterations", "50000", "--workers", "2"]
 
     static func renderJSON(_ arguments: [String]) throws -> [String: Any] {
         let folder = temporaryFolder()

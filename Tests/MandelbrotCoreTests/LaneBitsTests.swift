@@ -1,35 +1,46 @@
 import LaneBits
 import Testing
 
-/// `mandel_equal_lanes` as this test target compiles it: without the core's
-/// `-march=native`, so the portable loop. The core's AVX-512 path is the one the
+/// `mandel_equal_lanes` (four vectors of eight) and `mandel_equal_lanes_4` (four of four)
+/// as this test target compiles them: without the core's `-march=native`, so the portable
+/// loops. The core's vector path, whichever width this machine builds, is the one the
 /// bilevel tests check through every pixel of rendered rows.
 @Suite("Vector lanes read as bits")
 struct LaneBitsTests {
-    @Test("lane i of vector k is bit 31 − (8k + i), set exactly where the lane equals the value")
-    func everyLaneItsOwnBit() {
+    /// Both functions on the same lanes: the first `4 × width` of `lanes`, vector k taking lanes `width·k ..< width·(k + 1)`.
+    static func bits(_ lanes: [Double], width: Int, value: Double) -> UInt32 {
+        if width == 8 {
+            func vector(_ k: Int) -> SIMD8<Double> { SIMD8(lanes[(8 * k)..<(8 * k + 8)]) }
+            return mandel_equal_lanes(vector(0), vector(1), vector(2), vector(3), value)
+        }
+        func vector(_ k: Int) -> SIMD4<Double> { SIMD4(lanes[(4 * k)..<(4 * k + 4)]) }
+        return mandel_equal_lanes_4(vector(0), vector(1), vector(2), vector(3), value)
+    }
+
+    @Test(
+        "lane i of vector k is bit 31 − (width·k + i), set exactly where the lane equals the value",
+        arguments: [8, 4])
+    func everyLaneItsOwnBit(width: Int) {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2_000 {
-            var lanes = [Double](repeating: 0, count: 32)
+            var lanes = [Double](repeating: 0, count: 4 * width)
             var expected: UInt32 = 0
-            for index in 0..<32 {
+            for index in lanes.indices {
                 let equal = Bool.random(using: &generator)
                 // Near misses too: one step of a count below or above the value.
                 lanes[index] = equal ? 51 : [50, 52, 0, -51].randomElement(using: &generator)!
                 if equal { expected |= 1 << UInt32(31 - index) }
             }
-            func vector(_ k: Int) -> SIMD8<Double> { SIMD8(lanes[(8 * k)..<(8 * k + 8)]) }
-            #expect(mandel_equal_lanes(vector(0), vector(1), vector(2), vector(3), 51) == expected)
+            #expect(Self.bits(lanes, width: width, value: 51) == expected)
         }
     }
 
-    @Test("a single lane set lands on its own bit, for each of the 32")
-    func singleLanes() {
-        for index in 0..<32 {
-            var lanes = [Double](repeating: 0, count: 32)
+    @Test("a single lane set lands on its own bit, for each lane of either width", arguments: [8, 4])
+    func singleLanes(width: Int) {
+        for index in 0..<(4 * width) {
+            var lanes = [Double](repeating: 0, count: 4 * width)
             lanes[index] = 7
-            func vector(_ k: Int) -> SIMD8<Double> { SIMD8(lanes[(8 * k)..<(8 * k + 8)]) }
-            #expect(mandel_equal_lanes(vector(0), vector(1), vector(2), vector(3), 7) == 1 << UInt32(31 - index))
+            #expect(Self.bits(lanes, width: width, value: 7) == 1 << UInt32(31 - index))
         }
     }
 }

@@ -2,22 +2,28 @@
 #define MANDEL_LANE_BITS_H
 
 #include <stdint.h>
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX__)
 #include <immintrin.h>
 #endif
 
 // Vector lanes as bits, which Swift's SIMD types cannot say in one instruction: a
-// comparison's mask is a k-register here, but Swift has no way to read it as an integer,
-// and every fold of a mask written in Swift (`wrappedSum` of weighted lanes, an OR or a
-// floating-point fold in halves) was compiled to lane-by-lane extracts, about 140
-// instructions per 32 pixels.
+// comparison's mask is a k-register (AVX-512) or a vector of all-ones lanes (AVX), but
+// Swift has no way to read it as an integer, and every fold of a mask written in Swift
+// (`wrappedSum` of weighted lanes, an OR or a floating-point fold in halves) was compiled
+// to lane-by-lane extracts, about 140 instructions per 32 pixels.
+//
+// One function per width of the core's vectors (eight lanes where the processor has
+// 512-bit vectors, four elsewhere); each has its processor's instructions and a portable
+// loop, and both give the same bits.
 
 /// Eight doubles, which Swift sees as `SIMD8<Double>`.
 typedef double mandel_double8 __attribute__((ext_vector_type(8)));
+/// Four doubles, which Swift sees as `SIMD4<Double>`.
+typedef double mandel_double4 __attribute__((ext_vector_type(4)));
 
-/// Which lanes of four vectors equal `value`, as the bits of a word: lane i of vector k
-/// is bit 31 − (8k + i), so the first lane of the first vector is the high bit (a PBM
-/// row's leftmost pixel).
+/// Which lanes of four vectors of eight equal `value`, as the bits of a word: lane i of
+/// vector k is bit 31 − (8k + i), so the first lane of the first vector is the high bit
+/// (a PBM row's leftmost pixel).
 static inline uint32_t mandel_equal_lanes(
     mandel_double8 v0, mandel_double8 v1, mandel_double8 v2, mandel_double8 v3, double value) {
     uint32_t word = 0;
@@ -31,6 +37,26 @@ static inline uint32_t mandel_equal_lanes(
     for (int i = 0; i < 8; i++) {
         word |= (uint32_t)(v0[i] == value) << i | (uint32_t)(v1[i] == value) << (i + 8)
             | (uint32_t)(v2[i] == value) << (i + 16) | (uint32_t)(v3[i] == value) << (i + 24);
+    }
+#endif
+    return __builtin_bitreverse32(word);
+}
+
+/// Which lanes of four vectors of four equal `value`, in the high half of a word: lane i of
+/// vector k is bit 31 − (4k + i); the low 16 bits are 0.
+static inline uint32_t mandel_equal_lanes_4(
+    mandel_double4 v0, mandel_double4 v1, mandel_double4 v2, mandel_double4 v3, double value) {
+    uint32_t word = 0;
+#if defined(__AVX__)
+    __m256d wanted = _mm256_set1_pd(value);
+    word = (uint32_t)_mm256_movemask_pd(_mm256_cmp_pd((__m256d)v0, wanted, _CMP_EQ_OQ))
+        | (uint32_t)_mm256_movemask_pd(_mm256_cmp_pd((__m256d)v1, wanted, _CMP_EQ_OQ)) << 4
+        | (uint32_t)_mm256_movemask_pd(_mm256_cmp_pd((__m256d)v2, wanted, _CMP_EQ_OQ)) << 8
+        | (uint32_t)_mm256_movemask_pd(_mm256_cmp_pd((__m256d)v3, wanted, _CMP_EQ_OQ)) << 12;
+#else
+    for (int i = 0; i < 4; i++) {
+        word |= (uint32_t)(v0[i] == value) << i | (uint32_t)(v1[i] == value) << (i + 4)
+            | (uint32_t)(v2[i] == value) << (i + 8) | (uint32_t)(v3[i] == value) << (i + 12);
     }
 #endif
     return __builtin_bitreverse32(word);

@@ -13,6 +13,11 @@ enum BilevelRow {
             UnsafeMutableRawPointer(row + column / 8).storeBytes(of: bits.bigEndian, as: UInt32.self)
             return
         }
+        // A whole group of the 256-bit kernel (16 pixels).
+        if count == 16 && column % 8 == 0 {
+            UnsafeMutableRawPointer(row + column / 8).storeBytes(of: UInt16(bits >> 16).bigEndian, as: UInt16.self)
+            return
+        }
         var pixel = 0
         while pixel < count {
             let x = column + pixel

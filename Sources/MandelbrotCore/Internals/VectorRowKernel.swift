@@ -1,6 +1,10 @@
 import LaneBits
 
-/// The vectorised row kernel: four `SIMD8<Double>` vectors (32 pixels of a row) iterated together.
+/// The vectorised row kernel: four vectors of a row's pixels iterated together, each as
+/// wide as the processor's vector registers: `SIMD8<Double>` (32 pixels) where it has
+/// 512-bit vectors, `SIMD4<Double>` (16 pixels) elsewhere. Package.swift reads the
+/// processor and sets `VECTORS_512`; four `SIMD8` vectors on a 256-bit machine are
+/// sixteen registers' worth of each variable, and most of the loop went to spilling them.
 ///
 /// Four independent vectors hide the latency of the multiply–add chain (one
 /// step is about 12 cycles of dependent latency, and each vector issues 10
@@ -15,9 +19,28 @@ import LaneBits
 /// step survives for smooth colouring, and nothing overflows into NaN. Lanes
 /// that must not iterate (past the row's end, or certainly in the set) start
 /// frozen at z = 3. The loop looks at whether any lane is alive every `stepsPerCheck` steps.
+///
+/// Where only the counts are wanted and a masked move costs an instruction per variable
+/// (256-bit vectors have no mask registers: each `replace` is a blend), z runs free
+/// instead (`freeStep`): every lane moves z at every step, and a lane's count goes on
+/// while a sticky mask says that every test so far passed. Up to its first failed test a
+/// lane performs exactly the operations of the frozen loop, and no later step can count,
+/// so the counts are the same by construction; z after the escape (infinite, then NaN) is
+/// never read. Smooth colouring needs z at the escape, so it always freezes.
 enum VectorRowKernel {
-    typealias Vector = SIMD8<Double>
-    typealias Mask = SIMDMask<SIMD8<Int64>>
+    #if VECTORS_512
+        typealias Lanes<Scalar: SIMDScalar> = SIMD8<Scalar>
+        /// With mask registers, the frozen loop's masked moves cost nothing (measured on Zen 5:
+        /// running free was 5% slower on the Benchmarks Game render).
+        static let runsFree = false
+    #else
+        typealias Lanes<Scalar: SIMDScalar> = SIMD4<Scalar>
+        /// Measured on Zen 3: the bare loop 2.4 → 3.0 G steps a second a core, the
+        /// Benchmarks Game render 0.82 → 0.71 s.
+        static let runsFree = true
+    #endif
+    typealias Vector = Lanes<Double>
+    typealias Mask = SIMDMask<Lanes<Int64>>
 
     static let lanes = Vector.scalarCount
     static let vectors = 4
@@ -47,7 +70,7 @@ enum VectorRowKernel {
     /// Marks a row's pixels in a bilevel row (1 for the set) and returns the sum of
     /// `min(count, usefulLimit)`: black and white needs one bit per pixel, taken from the
     /// lanes' final counts with no count stored. The counts become bits in C (`LaneBits`):
-    /// four compares into mask registers and a bit reversal, where the same fold written
+    /// four compares into masks and a bit reversal, where the same fold written
     /// with Swift's SIMD types compiled to about 140 lane-by-lane instructions per group
     /// (11% of the Benchmarks Game render).
     static func markRow(
@@ -60,10 +83,11 @@ enum VectorRowKernel {
         while start < count {
             let width = min(group, count - start)
             let orbits = iterate(
-                realParts: realParts + start, imaginary: imaginary, width: width, limit: limit, julia: julia)
+                realParts: realParts + start, imaginary: imaginary, width: width, limit: limit, julia: julia,
+                keepsEscapedOrbits: false)
             let counts = orbits.counts(limit: limit)
-            // Lane i of vector k is pixel 8k + i, which is bit 31 − (8k + i).
-            let inSet = mandel_equal_lanes(counts.0, counts.1, counts.2, counts.3, Double(limit))
+            // Lane i of vector k is pixel Lk + i (L lanes a vector), which is bit 31 − (Lk + i).
+            let inSet = equalLanes(counts, Double(limit))
             BilevelRow.write(inSet, count: width, into: row, column: column + start)
             total +=
                 useful(counts.0, first: 0, width: width, usefulLimit: Double(usefulLimit))
@@ -75,7 +99,7 @@ enum VectorRowKernel {
         return UInt64(total.sum())
     }
 
-    /// The orbits of up to 32 pixels of a row after iterating: four vectors of eight lanes.
+    /// The orbits of a group of pixels after iterating: four vectors.
     struct Orbits {
         var n: (Vector, Vector, Vector, Vector)
         var zr: (Vector, Vector, Vector, Vector)
@@ -96,14 +120,16 @@ enum VectorRowKernel {
         }
     }
 
-    /// Up to 32 pixels of one row, counted; returns their capped counts, lane-wise.
+    /// A group of pixels of one row, counted; returns their capped counts, lane-wise.
     @inline(__always)
     private static func countGroup(
         realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int,
         counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Double,
         julia: JuliaConstant?
     ) -> Vector {
-        let orbits = iterate(realParts: realParts, imaginary: imaginary, width: width, limit: limit, julia: julia)
+        let orbits = iterate(
+            realParts: realParts, imaginary: imaginary, width: width, limit: limit, julia: julia,
+            keepsEscapedOrbits: smooth != nil)
         let laneCounts = orbits.counts(limit: limit)
         func store(_ k: Int, _ laneCounts: Vector, _ zr: Vector, _ zi: Vector, _ cr: Vector) -> Vector {
             Self.store(
@@ -116,14 +142,27 @@ enum VectorRowKernel {
             + store(3, laneCounts.3, orbits.zr.3, orbits.zi.3, orbits.cr.3)
     }
 
-    /// Up to 32 pixels of one row, iterated in lock step.
+    /// A group of pixels of one row, iterated in lock step.
     ///
     /// The Mandelbrot set starts every orbit at 0 and adds the pixel; a Julia set starts
-    /// at the pixel and adds its constant (and has no cardioid to skip).
+    /// at the pixel and adds its constant (and has no cardioid to skip). Unless
+    /// `keepsEscapedOrbits`, z may run free past the escape (see `runsFree`). Each loop is
+    /// a function of its own: sharing one, the free loop spilled its masks and counts and
+    /// lost a sixth of its speed.
     @inline(__always)
     private static func iterate(
-        realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int, julia: JuliaConstant?
+        realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int, julia: JuliaConstant?,
+        keepsEscapedOrbits: Bool
     ) -> Orbits {
+        runsFree && !keepsEscapedOrbits
+            ? iterateFree(realParts: realParts, imaginary: imaginary, width: width, limit: limit, julia: julia)
+            : iterateFrozen(realParts: realParts, imaginary: imaginary, width: width, limit: limit, julia: julia)
+    }
+
+    /// The group's orbits before the first step: z₀, no steps counted, and which lanes iterate.
+    @_transparent
+    static func begin(realParts: UnsafePointer<Double>, imaginary: Double, width: Int, julia: JuliaConstant?) -> Orbits
+    {
         let pixelI = Vector(repeating: imaginary)
         let pixelR0 = load(realParts, first: 0, width: width)
         let pixelR1 = load(realParts, first: lanes, width: width)
@@ -137,24 +176,65 @@ enum VectorRowKernel {
         let iterated3 = lanesToIterate(
             first: 3 * lanes, width: width, real: pixelR3, imaginary: pixelI, skipsSet: skips)
         // What each step adds: the pixel (Mandelbrot) or the constant (Julia).
-        let addI = julia.map { Vector(repeating: $0.imaginary) } ?? pixelI
         let constantR = julia.map { Vector(repeating: $0.real) }
-        let cr0 = constantR ?? pixelR0
-        let cr1 = constantR ?? pixelR1
-        let cr2 = constantR ?? pixelR2
-        let cr3 = constantR ?? pixelR3
-        var zr0 = start(pixelR0, iterated0, skips)
-        var zi0 = start(pixelI, iterated0, skips)
-        var n0 = Vector()
-        var zr1 = start(pixelR1, iterated1, skips)
-        var zi1 = start(pixelI, iterated1, skips)
-        var n1 = Vector()
-        var zr2 = start(pixelR2, iterated2, skips)
-        var zi2 = start(pixelI, iterated2, skips)
-        var n2 = Vector()
-        var zr3 = start(pixelR3, iterated3, skips)
-        var zi3 = start(pixelI, iterated3, skips)
-        var n3 = Vector()
+        return Orbits(
+            n: (Vector(), Vector(), Vector(), Vector()),
+            zr: (
+                start(pixelR0, iterated0, skips), start(pixelR1, iterated1, skips), start(pixelR2, iterated2, skips),
+                start(pixelR3, iterated3, skips)
+            ),
+            zi: (
+                start(pixelI, iterated0, skips), start(pixelI, iterated1, skips), start(pixelI, iterated2, skips),
+                start(pixelI, iterated3, skips)
+            ),
+            cr: (constantR ?? pixelR0, constantR ?? pixelR1, constantR ?? pixelR2, constantR ?? pixelR3),
+            iterated: (iterated0, iterated1, iterated2, iterated3), ci: julia?.imaginary ?? imaginary)
+    }
+
+    /// The group iterated with z running free past the escape and a sticky mask for the count.
+    @inline(never)
+    private static func iterateFree(
+        realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int, julia: JuliaConstant?
+    ) -> Orbits {
+        var orbits = begin(realParts: realParts, imaginary: imaginary, width: width, julia: julia)
+        let (cr0, cr1, cr2, cr3) = orbits.cr
+        let addI = Vector(repeating: orbits.ci)
+        var (zr0, zr1, zr2, zr3) = orbits.zr
+        var (zi0, zi1, zi2, zi3) = orbits.zi
+        // Each lane's count as an integer, less one for each step its sticky mask (all ones) allows.
+        var count0 = Lanes<Int64>()
+        var count1 = Lanes<Int64>()
+        var count2 = Lanes<Int64>()
+        var count3 = Lanes<Int64>()
+        var (going0, going1, going2, going3) = orbits.iterated
+        var done = 0
+        while done < limit && anyLane(union(going0, going1, going2, going3)) {
+            for _ in 0..<min(stepsPerCheck, limit - done) {
+                freeStep(&zr0, &zi0, &count0, &going0, cr0, addI)
+                freeStep(&zr1, &zi1, &count1, &going1, cr1, addI)
+                freeStep(&zr2, &zi2, &count2, &going2, cr2, addI)
+                freeStep(&zr3, &zi3, &count3, &going3, cr3, addI)
+            }
+            done += stepsPerCheck
+        }
+        orbits.n = (asDouble(count0), asDouble(count1), asDouble(count2), asDouble(count3))
+        orbits.zr = (zr0, zr1, zr2, zr3)
+        orbits.zi = (zi0, zi1, zi2, zi3)
+        return orbits
+    }
+
+    /// The group iterated with each lane frozen at its escape.
+    @inline(__always)
+    private static func iterateFrozen(
+        realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int, julia: JuliaConstant?
+    ) -> Orbits {
+        var orbits = begin(realParts: realParts, imaginary: imaginary, width: width, julia: julia)
+        let (cr0, cr1, cr2, cr3) = orbits.cr
+        let addI = Vector(repeating: orbits.ci)
+        var (zr0, zr1, zr2, zr3) = orbits.zr
+        var (zi0, zi1, zi2, zi3) = orbits.zi
+        var (n0, n1, n2, n3) = orbits.n
+        let (iterated0, iterated1, iterated2, iterated3) = orbits.iterated
         // Which lanes were alive at the last step's test: the loop goes on while any was.
         // (A lane that died at that very step costs at most one more block of steps, which
         // leave it as it is.) Reusing the step's own test spares a test per block.
@@ -170,9 +250,10 @@ enum VectorRowKernel {
             }
             done += stepsPerCheck
         }
-        return Orbits(
-            n: (n0, n1, n2, n3), zr: (zr0, zr1, zr2, zr3), zi: (zi0, zi1, zi2, zi3), cr: (cr0, cr1, cr2, cr3),
-            iterated: (iterated0, iterated1, iterated2, iterated3), ci: julia?.imaginary ?? imaginary)
+        orbits.n = (n0, n1, n2, n3)
+        orbits.zr = (zr0, zr1, zr2, zr3)
+        orbits.zi = (zi0, zi1, zi2, zi3)
+        return orbits
     }
 
     /// The lanes' counts capped at `usefulLimit`, with 0 for lanes past the row's end.
@@ -195,10 +276,30 @@ enum VectorRowKernel {
     /// Whether any lane of `mask` is set: the standard library's `any` is a call here, once per block of steps.
     @_transparent
     static func anyLane(_ mask: Mask) -> Bool {
-        let lanes = unsafeBitCast(mask, to: SIMD8<Int64>.self)
-        let halves = lanes.lowHalf | lanes.highHalf
-        let quarters = halves.lowHalf | halves.highHalf
+        let lanes = unsafeBitCast(mask, to: Lanes<Int64>.self)
+        #if VECTORS_512
+            let halves = lanes.lowHalf | lanes.highHalf
+            let quarters = halves.lowHalf | halves.highHalf
+        #else
+            let quarters = lanes.lowHalf | lanes.highHalf
+        #endif
         return quarters[0] | quarters[1] != 0
+    }
+
+    /// Which lanes of the four vectors equal `value`: lane i of vector k is bit 31 − (Lk + i).
+    @_transparent
+    static func equalLanes(_ vectors: (Vector, Vector, Vector, Vector), _ value: Double) -> UInt32 {
+        #if VECTORS_512
+            mandel_equal_lanes(vectors.0, vectors.1, vectors.2, vectors.3, value)
+        #else
+            mandel_equal_lanes_4(vectors.0, vectors.1, vectors.2, vectors.3, value)
+        #endif
+    }
+
+    /// Whole numbers below 2⁵² as doubles, exactly: 2⁵² + n has n in its low bits.
+    @_transparent
+    static func asDouble(_ counts: Lanes<Int64>) -> Vector {
+        unsafeBitCast(counts &+ Lanes(repeating: 0x4330_0000_0000_0000), to: Vector.self) - 0x1p52
     }
 
     /// The lanes set in any of four masks.
@@ -220,7 +321,22 @@ enum VectorRowKernel {
         return alive
     }
 
-    /// Lanes `first ..< first + 8` of the row, padded with 0 past `width`.
+    /// One step with z running free: `z ← z² + c` in every lane, and the count goes on
+    /// (`count − (−1)`) while every test so far passed. Only the sticky mask hangs on the test.
+    @_transparent
+    static func freeStep(
+        _ zr: inout Vector, _ zi: inout Vector, _ count: inout Lanes<Int64>, _ going: inout Mask, _ cr: Vector,
+        _ ci: Vector
+    ) {
+        let zrSquared = zr * zr
+        let ziSquared = zi * zi
+        going .&= zrSquared + ziSquared .<= 4
+        zi = (zr + zr) * zi + ci
+        zr = zrSquared - ziSquared + cr
+        count &-= unsafeBitCast(going, to: Lanes<Int64>.self)
+    }
+
+    /// Lanes `first ..< first + lanes` of the row, padded with 0 past `width`.
     @inline(__always)
     static func load(_ realParts: UnsafePointer<Double>, first: Int, width: Int) -> Vector {
         if first + lanes <= width {
@@ -271,10 +387,10 @@ enum VectorRowKernel {
     ) -> Vector {
         guard first < width else { return Vector() }
         let valid = min(lanes, width - first)
-        let wide = unsafeBitCast(laneCounts + 0x1p52, to: SIMD8<UInt64>.self)
-        let narrow = SIMD8<UInt32>(truncatingIfNeeded: wide)
+        let wide = unsafeBitCast(laneCounts + 0x1p52, to: Lanes<UInt64>.self)
+        let narrow = Lanes<UInt32>(truncatingIfNeeded: wide)
         if valid == lanes {
-            UnsafeMutableRawPointer(counts + first).storeBytes(of: narrow, as: SIMD8<UInt32>.self)
+            UnsafeMutableRawPointer(counts + first).storeBytes(of: narrow, as: Lanes<UInt32>.self)
         } else {
             for lane in 0..<valid { counts[first + lane] = narrow[lane] }
         }
