@@ -18,8 +18,9 @@ struct PaletteLanesTests {
         return Array(rows.joined()) + [0, 0.5]
     }()
 
-    /// On a processor without AVX-512 both sides are the one-pixel path (`MANDEL_PALETTE_LANES` is 1).
-    @Test("eight at a time, every pixel as the one-pixel path colours it, exact halves included")
+    /// The lanes are eight with AVX-512, four with AVX2 (`MANDEL_PALETTE_LANES`); on a
+    /// processor with neither, both sides are the one-pixel path.
+    @Test("eight or four at a time, every pixel as the one-pixel path colours it, exact halves included")
     func lanesMatchOnePixel() {
         // Positions in eighths of the cycle land on exact halves of a blend (a quarter of
         // the way is half of the first segment: red 0.5, green 1, blue 127.5), on the stops

@@ -5,13 +5,16 @@
 #include <stdint.h>
 #if defined(__AVX512F__) && defined(__AVX512VL__)
 #include <immintrin.h>
-/// Whether `mandel_palette_paint` colours eight pixels at a time where this header is compiled.
+/// How many pixels at a time `mandel_palette_paint` colours where this header is compiled.
 #define MANDEL_PALETTE_LANES 8
+#elif defined(__AVX2__)
+#include <immintrin.h>
+#define MANDEL_PALETTE_LANES 4
 #else
 #define MANDEL_PALETTE_LANES 1
 #endif
 
-// Smooth colouring, eight pixels at a time: a palette's colour at a position is two
+// Smooth colouring, eight pixels at a time (four with 256-bit vectors): a palette's colour at a position is two
 // divisions, a search among the stops, three blends and three roundings, which Swift's
 // SIMD types would compile lane by lane (their conversions and rounding are per-lane
 // calls). Every lane does the scalar path's operations in its order, and no multiply
@@ -62,6 +65,15 @@ static inline __m512d mandel_palette_round8(__m512d value) {
     whole = _mm512_mask_add_pd(whole, _mm512_cmp_pd_mask(part, _mm512_set1_pd(0.5), _CMP_GE_OQ), whole, one);
     return _mm512_mask_sub_pd(whole, _mm512_cmp_pd_mask(part, _mm512_set1_pd(-0.5), _CMP_LE_OQ), whole, one);
 }
+#elif defined(__AVX2__)
+/// `round` (halves away from zero) of every lane.
+static inline __m256d mandel_palette_round4(__m256d value) {
+    __m256d whole = _mm256_round_pd(value, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    __m256d part = _mm256_sub_pd(value, whole);  // exact
+    __m256d one = _mm256_set1_pd(1);
+    whole = _mm256_blendv_pd(whole, _mm256_add_pd(whole, one), _mm256_cmp_pd(part, _mm256_set1_pd(0.5), _CMP_GE_OQ));
+    return _mm256_blendv_pd(whole, _mm256_sub_pd(whole, one), _mm256_cmp_pd(part, _mm256_set1_pd(-0.5), _CMP_LE_OQ));
+}
 #endif
 
 /// Smooth colouring of `count` pixels: black where the count reached `limit`, elsewhere
@@ -101,6 +113,43 @@ static inline void mandel_palette_paint(
         }
         uint8_t *pixel = pixels + index * 3;
         for (int lane = 0; lane < 8; lane++) {
+            pixel[lane * 3] = (uint8_t)channels[0][lane];
+            pixel[lane * 3 + 1] = (uint8_t)channels[1][lane];
+            pixel[lane * 3 + 2] = (uint8_t)channels[2][lane];
+        }
+    }
+#elif defined(__AVX2__)
+    // The same steps with four lanes, masks as all-ones lanes and blends instead of masked operations.
+    const double *ends = table + MANDEL_PALETTE_ENDS * segments;
+    const __m256d zero = _mm256_setzero_pd(), one = _mm256_set1_pd(1), offsets = _mm256_set1_pd(offset);
+    for (; index + 4 <= count; index += 4) {
+        __m256d position = _mm256_div_pd(_mm256_cvtps_pd(_mm_loadu_ps(smooth + index)), _mm256_set1_pd(cycle));
+        __m256d finite = _mm256_cmp_pd(_mm256_sub_pd(position, position), zero, _CMP_EQ_OQ);
+        __m256d t = _mm256_blendv_pd(offsets, _mm256_add_pd(position, offsets), finite);
+        t = _mm256_sub_pd(t, _mm256_round_pd(t, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC));
+        __m256i k = _mm256_setzero_si256();
+        for (long stop = 0; stop < segments - 1; stop++) {
+            // A passed stop's lane is all ones, which is −1.
+            __m256d passed = _mm256_cmp_pd(_mm256_set1_pd(ends[stop]), t, _CMP_LE_OQ);
+            k = _mm256_sub_epi64(k, _mm256_castpd_si256(passed));
+        }
+        __m256d offsetInSegment = _mm256_sub_pd(t, _mm256_i64gather_pd(table + MANDEL_PALETTE_START * segments, k, 8));
+        offsetInSegment = _mm256_blendv_pd(
+            offsetInSegment, _mm256_add_pd(offsetInSegment, one), _mm256_cmp_pd(offsetInSegment, zero, _CMP_LT_OQ));
+        __m256d mix =
+            _mm256_div_pd(offsetInSegment, _mm256_i64gather_pd(table + MANDEL_PALETTE_SPAN * segments, k, 8));
+        // Unsigned counts: a count is at least the limit where the larger of the two is the count.
+        __m128i laneCounts = _mm_loadu_si128((const __m128i *)(counts + index));
+        __m128i inSet = _mm_cmpeq_epi32(_mm_max_epu32(laneCounts, _mm_set1_epi32((int)limit)), laneCounts);
+        int32_t channels[3][4];
+        for (int channel = 0; channel < 3; channel++) {
+            __m256d base = _mm256_i64gather_pd(table + (MANDEL_PALETTE_BASE + channel) * segments, k, 8);
+            __m256d rise = _mm256_i64gather_pd(table + (MANDEL_PALETTE_RISE + channel) * segments, k, 8);
+            __m256d value = mandel_palette_round4(_mm256_add_pd(base, _mm256_mul_pd(rise, mix)));
+            _mm_storeu_si128((__m128i *)channels[channel], _mm_andnot_si128(inSet, _mm256_cvttpd_epi32(value)));
+        }
+        uint8_t *pixel = pixels + index * 3;
+        for (int lane = 0; lane < 4; lane++) {
             pixel[lane * 3] = (uint8_t)channels[0][lane];
             pixel[lane * 3 + 1] = (uint8_t)channels[1][lane];
             pixel[lane * 3 + 2] = (uint8_t)channels[2][lane];
