@@ -1,4 +1,4 @@
-public import Platform
+import Platform
 
 /// The machine a comparison ran on.
 public struct MachineDescription: Encodable, Sendable {

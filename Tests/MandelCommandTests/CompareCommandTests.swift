@@ -1,4 +1,5 @@
 import Foundation
+import MandelbrotCore
 import StrategyCatalog
 import Testing
 

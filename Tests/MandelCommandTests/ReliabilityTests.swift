@@ -31,7 +31,7 @@ struct OutputNameTests {
     func standardOutput() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        FileManager.default.createFile(atPath: folder + "/out.png", contents: nil)
+        #expect(FileManager.default.createFile(atPath: folder + "/out.png", contents: nil))
         let result = try MandelProcess.run(
             ["render", "--size", "40x30", "-o", "-"], in: folder, launch: .init(standardOutputPath: folder + "/out.png")
         )
@@ -86,8 +86,9 @@ struct ReplacingTests {
     func keepsMode() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        FileManager.default.createFile(
-            atPath: folder + "/p.png", contents: Data("old".utf8), attributes: [.posixPermissions: 0o600])
+        #expect(
+            FileManager.default.createFile(
+                atPath: folder + "/p.png", contents: Data("old".utf8), attributes: [.posixPermissions: 0o600]))
         let result = try MandelProcess.run(["render", "--size", "20", "-o", "p.png"], in: folder)
         #expect(result.status == 0)
         let attributes = try FileManager.default.attributesOfItem(atPath: folder + "/p.png")
@@ -99,8 +100,9 @@ struct ReplacingTests {
     func readOnly() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        FileManager.default.createFile(
-            atPath: folder + "/p.png", contents: Data("keep".utf8), attributes: [.posixPermissions: 0o444])
+        #expect(
+            FileManager.default.createFile(
+                atPath: folder + "/p.png", contents: Data("keep".utf8), attributes: [.posixPermissions: 0o444]))
         let result = try MandelProcess.run(["render", "--size", "20", "-o", "p.png"], in: folder)
         expectRefusal(result, status: 73, mentioning: "read-only")
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/p.png")) == Data("keep".utf8))
@@ -112,7 +114,7 @@ struct ReplacingTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder + "/real", withIntermediateDirectories: true)
-        FileManager.default.createFile(atPath: folder + "/real/p.png", contents: Data("old".utf8))
+        #expect(FileManager.default.createFile(atPath: folder + "/real/p.png", contents: Data("old".utf8)))
         try FileManager.default.createSymbolicLink(atPath: folder + "/link.png", withDestinationPath: "real/p.png")
         let result = try MandelProcess.run(["render", "--size", "20", "-o", "link.png"], in: folder)
         #expect(result.status == 0, "\(result.standardError)")
@@ -125,7 +127,7 @@ struct ReplacingTests {
     func sameFileThroughLink() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        FileManager.default.createFile(atPath: folder + "/x.json", contents: Data())
+        #expect(FileManager.default.createFile(atPath: folder + "/x.json", contents: Data()))
         try FileManager.default.createSymbolicLink(atPath: folder + "/y.json", withDestinationPath: "x.json")
         let result = try MandelProcess.run(
             ["render", "--size", "20", "-o", "p.png", "--trace", "y.json", "--cost-map", "x.json"], in: folder)

@@ -1,4 +1,4 @@
-public import ArgumentParser
+import ArgumentParser
 import MandelbrotCore
 
 /// The one rule every option value follows, documented in the README ("Options").
