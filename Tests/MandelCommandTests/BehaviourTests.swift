@@ -115,9 +115,15 @@ struct BehaviourTests {
                 let waiting = try Self.renderJSON(
                     workload + ["--strategy", strategy, "--split", split, "--tile-wait", "1", "--tile-wait-mode", mode])
                 #expect(waiting["checksum"] as? String == plain["checksum"] as? String, "\(strategy), \(split)")
-                // At least one tile per worker, each waiting a millisecond after its pixels.
-                #expect(try #require(waiting["wall_seconds"] as? Double) >= 0.001, "\(strategy), \(split) did not wait")
             }
+        }
+        // And the waits are waited: 12 tiles among at most 4 workers give some worker at least
+        // 3 tiles, so at least two waits of 10 ms between its tiles. (A bound of one 1 ms wait
+        // could not fail: on a fast processor the render alone takes longer than that.)
+        for strategy in StrategyCatalog.names {
+            let waiting = try Self.renderJSON(
+                workload + ["--strategy", strategy, "--split", "tiles", "--tile-wait", "10", "--tile-wait-mode", mode])
+            #expect(try #require(waiting["wall_seconds"] as? Double) >= 0.020, "\(strategy) did not wait")
         }
     }
 
