@@ -89,7 +89,7 @@ public struct Palette: Sendable {
         }
     }
 
-    /// The palette's colouring of one row's pixels, in C (`PaletteLanes`), eight at a time where it can.
+    /// The palette's colouring of one row's pixels, in C (`PaletteLanes`), eight or four at a time where it can.
     struct Coloring {
         fileprivate let table: UnsafePointer<Double>
         fileprivate let segments: Int

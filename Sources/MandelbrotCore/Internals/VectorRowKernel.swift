@@ -154,7 +154,7 @@ enum VectorRowKernel {
     /// at the pixel and adds its constant (and has no cardioid to skip). Each loop is a
     /// function of its own: sharing one, the free loop spilled its masks and counts and
     /// lost a sixth of its speed. The counts come back in registers, not with the orbits
-    /// through memory: 7% of the Benchmarks Game render on Zen 3.
+    /// through memory: 6% of the Benchmarks Game render on Zen 3.
     @inline(__always)
     private static func groupCounts(
         realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int, julia: JuliaConstant?
@@ -407,7 +407,7 @@ enum VectorRowKernel {
     ) {
         guard first < width else { return }
         let valid = min(lanes, width - first)
-        // The escaped lanes' orbits go on for smooth colouring, all eight at once with
+        // The escaped lanes' orbits go on for smooth colouring, every lane at once with
         // `SmoothValue`'s operations and its test; only the logarithms are lane by lane.
         let full = Double(limit)
         var zr = zr

@@ -76,6 +76,15 @@ static inline __m256d mandel_palette_round4(__m256d value) {
 }
 #endif
 
+/// Writes `lanes` pixels as RGB from their channels, `channels[c * lanes + lane]`.
+static inline void mandel_palette_interleave(const int32_t *channels, int lanes, uint8_t *pixel) {
+    for (int lane = 0; lane < lanes; lane++) {
+        pixel[lane * 3] = (uint8_t)channels[lane];
+        pixel[lane * 3 + 1] = (uint8_t)channels[lanes + lane];
+        pixel[lane * 3 + 2] = (uint8_t)channels[2 * lanes + lane];
+    }
+}
+
 /// Smooth colouring of `count` pixels: black where the count reached `limit`, elsewhere
 /// the colour `smooth / cycle` cycles into the gradient, written as RGB into `pixels`.
 static inline void mandel_palette_paint(
@@ -111,12 +120,7 @@ static inline void mandel_palette_paint(
             _mm256_storeu_si256(
                 (__m256i *)channels[channel], _mm256_maskz_mov_epi32(~inSet, _mm512_cvttpd_epi32(value)));
         }
-        uint8_t *pixel = pixels + index * 3;
-        for (int lane = 0; lane < 8; lane++) {
-            pixel[lane * 3] = (uint8_t)channels[0][lane];
-            pixel[lane * 3 + 1] = (uint8_t)channels[1][lane];
-            pixel[lane * 3 + 2] = (uint8_t)channels[2][lane];
-        }
+        mandel_palette_interleave(&channels[0][0], 8, pixels + index * 3);
     }
 #elif defined(__AVX2__)
     // The same steps with four lanes, masks as all-ones lanes and blends instead of masked operations.
@@ -148,12 +152,7 @@ static inline void mandel_palette_paint(
             __m256d value = mandel_palette_round4(_mm256_add_pd(base, _mm256_mul_pd(rise, mix)));
             _mm_storeu_si128((__m128i *)channels[channel], _mm_andnot_si128(inSet, _mm256_cvttpd_epi32(value)));
         }
-        uint8_t *pixel = pixels + index * 3;
-        for (int lane = 0; lane < 4; lane++) {
-            pixel[lane * 3] = (uint8_t)channels[0][lane];
-            pixel[lane * 3 + 1] = (uint8_t)channels[1][lane];
-            pixel[lane * 3 + 2] = (uint8_t)channels[2][lane];
-        }
+        mandel_palette_interleave(&channels[0][0], 4, pixels + index * 3);
     }
 #endif
     for (; index < count; index++) {
