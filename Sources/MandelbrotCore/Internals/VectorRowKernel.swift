@@ -31,8 +31,8 @@ enum VectorRowKernel {
     #if VECTORS_512
         typealias Lanes<Scalar: SIMDScalar> = SIMD8<Scalar>
         /// With mask registers, the frozen loop's masked moves cost nothing. Running free, the
-        /// compiler keeps the sticky mask in a vector, two more instructions a step: on Zen 5 the
-        /// Benchmarks Game render was 5% slower; on a Xeon it was 4% faster and a deep view 3% slower.
+        /// compiler keeps the sticky mask in a vector, two more instructions a step: 5% slower on
+        /// the Benchmarks Game render and on a deep view in gray (Zen 5; a Xeon).
         static let runsFree = false
     #else
         typealias Lanes<Scalar: SIMDScalar> = SIMD4<Scalar>
