@@ -47,4 +47,36 @@ struct PaletteLanesTests {
         // The exact half rounds away from zero: a quarter of the cycle is (0.5, 1, 127.5).
         #expect(Array(painted[24..<27]) == [1, 1, 128])
     }
+
+    /// The shade the scalar path gave, `255 − ⌊count · 255 / limit⌋`, and black for the set.
+    static func shade(_ count: UInt32, limit: UInt32) -> UInt8 {
+        count >= limit ? 0 : UInt8(255 - (Double(count) * (255.0 / Double(limit))).rounded(.down))
+    }
+
+    @Test(
+        "gray: every count's shade as the scalar path gives it, black from the limit on, in rows of every length",
+        arguments: [1, 2, 3, 50, 51, 255, 256, 257, 1000, 20_000, 100_000_000] as [UInt32])
+    func grayRow(limit: UInt32) {
+        // Every count up to 1,000 past the limit's small cases; for large limits, the counts
+        // around each place where the shade changes (k · limit / 255 and the one before).
+        var counts: [UInt32] = Array(0...min(limit + 2, 1_000))
+        if limit > 1_000 {
+            for k in 0...255 {
+                let edge = UInt32((Double(limit) * Double(k) / 255).rounded(.up))
+                counts += [edge &- 1, edge, edge + 1, limit &- 1, limit].filter { $0 <= limit + 1 }
+            }
+        }
+        // Every row length up to 70 (ragged ends of any vector width), then the whole list.
+        for length in Array(1...min(70, counts.count)) + [counts.count] {
+            var pixels = [UInt8](repeating: 7, count: length)
+            mandel_gray_row(counts, length, limit, &pixels)
+            let wrong = (0..<length).filter { pixels[$0] != Self.shade(counts[$0], limit: limit) }
+            #expect(wrong.isEmpty, "limit \(limit), length \(length): counts \(wrong.prefix(5).map { counts[$0] })")
+        }
+        // Fixed points: the fastest escape is white, the set black, one short of it the darkest gray.
+        var ends = [UInt8](repeating: 7, count: 3)
+        mandel_gray_row([0, limit, limit - 1], 3, limit, &ends)
+        #expect(ends[0] == 255 && ends[1] == 0 && ends[2] == (limit == 1 ? 255 : Self.shade(limit - 1, limit: limit)))
+        if limit == 256 { #expect(ends[2] == 1) }
+    }
 }

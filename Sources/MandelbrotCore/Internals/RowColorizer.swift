@@ -1,3 +1,5 @@
+import PaletteLanes
+
 /// Turns one row of escape counts into pixel bytes.
 struct RowColorizer {
     let scheme: ColorScheme
@@ -17,13 +19,7 @@ struct RowColorizer {
                 pixels[index] = counts[index] >= limit ? 0 : 255
             }
         case .gray:
-            // The set is black; outside it, fast escapes are white and the
-            // shade darkens linearly as the count approaches the limit.
-            let scale = 255.0 / Double(limit)
-            for index in 0..<count {
-                let escape = counts[index]
-                pixels[index] = escape >= limit ? 0 : UInt8(255 - (Double(escape) * scale).rounded(.down))
-            }
+            mandel_gray_row(counts, count, limit, pixels)
         case .smooth:
             palette.withColoring { $0.paint(counts: counts, smooth: smooth!, count: count, limit: limit, into: pixels) }
         case .histogram:
