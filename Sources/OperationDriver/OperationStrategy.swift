@@ -73,9 +73,15 @@ public struct OperationStrategy: RenderStrategy {
             ? (0..<first.plan.tileCount).map { .tile($0) }
             : (0..<first.plan.workerCount).map { .share(first.plan.tiles(of: $0)) }
         let firstOperations = tiles.map { OperationFeed.makeOperation(for: first, tiles: $0).operation }
-        let gate = BlockOperation {}
-        // Runs once the gate is finished, also after a cancel: the main queue hears either way.
-        gate.completionBlock = { DispatchQueue.main.async(execute: firstDone) }
+        // The gate's own block tells the main queue: it runs before the gate is finished, so
+        // before any operation that depends on it can start. Its completion block is too late
+        // for that: corelibs sends it to a global queue after making the dependents ready, and
+        // a small picture's whole render could complete first (CI saw the full picture reach
+        // the main queue before its preview). A cancelled gate never runs its block; its
+        // completion block tells the main queue then, so the main queue hears either way.
+        let announcement = PreviewAnnouncement(firstDone)
+        let gate = BlockOperation { announcement.tell() }
+        gate.completionBlock = { announcement.tell() }
         firstOperations.forEach(gate.addDependency)
         let feed = OperationFeed(work: second, queue: queue, completion: RenderCompletion(completion: completion))
         first.onCancel { queue.cancelAllOperations() }
@@ -103,6 +109,19 @@ public struct OperationStrategy: RenderStrategy {
         } else {
             return (0..<work.plan.workerCount).map { .share(work.plan.tiles(of: $0)) }
         }
+    }
+}
+
+/// Tells the main queue once that the preview is done, whichever of two paths comes first.
+final class PreviewAnnouncement: Sendable {
+    private let told = Atomic(false)
+    private let firstDone: @Sendable () -> Void
+
+    init(_ firstDone: @escaping @Sendable () -> Void) { self.firstDone = firstDone }
+
+    func tell() {
+        guard !told.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        DispatchQueue.main.async(execute: firstDone)
     }
 }
 
