@@ -166,9 +166,9 @@ static inline void mandel_palette_paint(
 }
 
 /// Gray colouring of a row: the set black; outside it white for the fastest escapes, darker
-/// as the count nears the limit, `255 − ⌊count · 255 / limit⌋`, the scalar path's operations.
-/// A plain loop, which the compiler turns into vector code (Swift's per-lane conversions and
-/// rounding did not; the row's colouring was 13% of a gray render).
+/// as the count nears the limit, `255 − ⌊count · (255 / limit)⌋`, the operations of the Swift
+/// loop it replaced. A plain loop, which the compiler turns into vector code (Swift's
+/// per-lane conversions and rounding did not; the row's colouring was 13% of a gray render).
 static inline void mandel_gray_row(const uint32_t *counts, long count, uint32_t limit, uint8_t *pixels) {
     double scale = 255.0 / (double)limit;
     for (long index = 0; index < count; index++) {
