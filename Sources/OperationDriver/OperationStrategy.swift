@@ -1,5 +1,6 @@
 import Foundation
 public import MandelbrotCore
+import Platform
 import Synchronization
 
 /// `MandelbrotOperation`s on an `OperationQueue`: the second of the book's three ways.
@@ -81,9 +82,12 @@ public struct OperationStrategy: RenderStrategy {
         // completion block tells the main queue then, so the main queue hears either way.
         let announcement = PreviewAnnouncement(firstDone)
         let gate = BlockOperation { announcement.tell() }
-        gate.completionBlock = { announcement.tell() }
         firstOperations.forEach(gate.addDependency)
         let feed = OperationFeed(work: second, queue: queue, completion: RenderCompletion(completion: completion))
+        // The completion waits for the preview's operations and the gate too (a cancel can end
+        // the full picture's before them), and the feed keeps the gate, a dependent, until then.
+        firstOperations.forEach { feed.include($0) }
+        feed.include(gate, dependent: true) { announcement.tell() }
         first.onCancel { queue.cancelAllOperations() }
         second.onCancel { feed.cancel() }
         queue.addOperations(firstOperations + [gate], waitUntilFinished: false)
@@ -135,6 +139,12 @@ final class OperationFeed: Sendable {
     /// Set by a cancel: cancelAllOperations() reaches what is queued at that moment, and an
     /// operation that has just finished would otherwise queue a successor nothing cancels.
     private let cancelled = Atomic(false)
+    /// The operations that depend on another, kept until every counted operation has finished.
+    /// corelibs lists an operation's dependents unretained, and a cancel makes a dependent ready
+    /// at once: its queue starts it, finishes it and releases it, and the operation it depended
+    /// on, still running, walks that list when it finishes. Without these references a render
+    /// cancelled during its preview crashed in `Operation.observeValue` (1 run in 6 or so).
+    private let dependents = Locked<[Operation]>([])
 
     /// Cancels every queued and running operation, and queues no more.
     func cancel() {
@@ -173,7 +183,10 @@ final class OperationFeed: Sendable {
     func queue(_ tiles: [MandelbrotOperation.Tiles], after gate: Operation? = nil) {
         let operations = tiles.map { tiles -> Operation in
             let (operation, foundTile) = Self.makeOperation(for: work, tiles: tiles)
-            if let gate { operation.addDependency(gate) }
+            if let gate {
+                operation.addDependency(gate)
+                keep(operation)
+            }
             // Runs once the operation is finished, whether it ran or was cancelled. An operation
             // that found a tile queues a successor; the first to find none ends the chain.
             operation.completionBlock = { [unowned operation] in
@@ -188,12 +201,30 @@ final class OperationFeed: Sendable {
         queue.addOperations(operations, waitUntilFinished: false)
     }
 
+    /// Counts `operation`, queued by someone else, so that the completion waits for it too;
+    /// `finished` runs first in its completion block. A `dependent` is kept (see `dependents`).
+    func include(_ operation: Operation, dependent: Bool = false, finished: (@Sendable () -> Void)? = nil) {
+        outstanding.add(1, ordering: .relaxed)
+        if dependent { keep(operation) }
+        operation.completionBlock = {
+            finished?()
+            self.operationFinished()
+        }
+    }
+
+    /// Keeps `operation` until every counted operation has finished (see `dependents`).
+    private func keep(_ operation: Operation) { dependents.withLock { $0.append(operation) } }
+
     /// Called once the first operations are queued.
     func finishedQueueing() { operationFinished() }
 
     private func operationFinished() {
         // The successor (if any) is counted before this operation is, so the count reaches zero only at the end.
-        if outstanding.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { completion.post() }
+        guard outstanding.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 else { return }
+        // Every operation has finished: none walks its dependents any more. Letting go of them
+        // also breaks the cycle through their completion blocks, which hold the feed.
+        dependents.withLock { $0.removeAll() }
+        completion.post()
     }
 }
 
