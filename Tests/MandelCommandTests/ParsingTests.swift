@@ -208,7 +208,6 @@ struct ParsingTests {
         let facts = RenderFacts(
             job: job, strategy: strategy, plan: job.plan(), bandRows: nil, format: .png, output: "x.png")
         #expect(facts.workers == 1 && facts.workersRequested == 1024)
-        #expect(facts.textChunks.first { $0.key == "mandel.workers" }?.text == "1")
         #expect(facts.title(wallSeconds: 0.5).contains("1 worker,"))
     }
 }

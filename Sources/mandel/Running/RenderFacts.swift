@@ -59,7 +59,10 @@ struct RenderFacts {
     /// The output's name as messages show it.
     var outputName: String { output == OutputFile.standardOutputName ? "standard output" : Display.path(output) }
 
-    /// The text chunks that say how the picture was made.
+    /// The text chunks that say what the picture is: only what determines its pixels and
+    /// their encoding, so that the file's bytes are the same whatever strategy, split, tile
+    /// size, worker count, kernel or machine made it. Those are facts of the run: the report
+    /// and the JSON give them.
     var textChunks: [PNGWriter.TextChunk] {
         var chunks = [PNGWriter.TextChunk(key: "Software", text: "mandel \(Mandel.version)")]
         switch job.region {
@@ -76,11 +79,17 @@ struct RenderFacts {
             .init(key: "mandel.iterations", text: "\(job.iterations)"),
             .init(key: "mandel.color", text: job.colorScheme.rawValue),
             .init(key: "mandel.supersample", text: "\(job.supersampling)"),
-            .init(key: "mandel.kernel", text: job.kernel.rawValue),
-            .init(key: "mandel.strategy", text: strategy),
-            .init(key: "mandel.split", text: job.splitLabel),
-            .init(key: "mandel.workers", text: "\(workers)"),
-        ]
+        ] + (usesPalette ? [.init(key: "mandel.palette", text: Self.describe(job.palette))] : [])
+    }
+
+    /// Whether the colouring walks the palette (bw and gray ignore it).
+    private var usesPalette: Bool { job.colorScheme == .smooth || job.colorScheme == .histogram }
+
+    /// A palette in words that name it exactly: each stop's position and colour, the cycle and the offset.
+    static func describe(_ palette: Palette) -> String {
+        func hex(_ value: UInt8) -> String { String(String(Int(value) | 0x100, radix: 16).dropFirst()) }
+        let stops = palette.stops.map { "\($0.position):#\(hex($0.red))\(hex($0.green))\(hex($0.blue))" }
+        return stops.joined(separator: " ") + "; cycle \(palette.cycle); offset \(palette.offset)"
     }
 
     /// The first line of an ownership map's legend and a trace's name.
