@@ -14,6 +14,10 @@ public import Platform
 /// way pigz works. The stream's Adler-32 is joined from the slices' with
 /// `adler32_combine`. zlib does the compressing. The file depends only on the pixels
 /// and the slice size: not on the worker count, nor on how the rows were handed over.
+///
+/// Given a part (K of N), it writes a part file instead: the same IDAT chunks for the
+/// part's slices (see ``SliceGrid``), between a ``PartHeader`` and a ``PartFooter``, so
+/// that joining the parts is copying them (``PartJoin``).
 public final class PNGWriter {
     /// One `tEXt` chunk.
     public struct TextChunk: Sendable, Equatable {
@@ -31,6 +35,15 @@ public final class PNGWriter {
 
     private let output: OutputFile
     private let height: Int
+    /// The rows of the picture this writer takes, in order: all of them, or a part's.
+    public let rowsExpected: Range<Int>
+    /// The first row compressed; the rows before it in ``rowsExpected`` are its dictionary.
+    private let firstCompressedRow: Int
+    /// Whether this is a part file: no IEND, and the stream's Adler-32 left to the join.
+    private let part: PartHeader?
+    private var headerCRC: UInt32 = 0
+    private var bodyBytes: UInt64 = 0
+    private var filteredBytes: UInt64 = 0
     private let bytesPerPixel: Int
     /// Whether rows are inverted on the way: a bilevel row's 1 is black, a PNG's 0 is.
     private let inverts: Bool
@@ -39,7 +52,7 @@ public final class PNGWriter {
     public let bytesPerRow: Int
     /// The most slices compressed at once.
     public let workers: Int
-    /// Rows per slice: about ``sliceBytes`` of pixels, at least one row.
+    /// Rows per slice: about ``sliceBytes`` of pixels, at least one row (see ``SliceGrid``).
     public let sliceRows: Int
     private var rowsWritten = 0
     private var adler: UInt32 = 1
@@ -69,11 +82,12 @@ public final class PNGWriter {
     ///   - texts: The text chunks, in order.
     ///   - workers: The most threads compressing at once; 1 compresses on the calling thread.
     ///   - sliceBytes: Pixel bytes per slice (rounded to whole rows).
+    ///   - part: Part K of N (traps unless `0 ≤ K < N ≤` the slices), written as a part file, or nil for the PNG.
     /// - Throws: ``ImageFileError/writeFailed(path:reason:)`` if the header cannot be written.
     public init(
         output: OutputFile, width: Int, height: Int, channels: Int, bitDepth: Int = 8,
         compression: PNGCompression = .balanced, texts: [TextChunk], workers: Int = 1,
-        sliceBytes: Int = PNGWriter.defaultSliceBytes
+        sliceBytes: Int = PNGWriter.defaultSliceBytes, part: (index: Int, count: Int)? = nil
     ) throws(ImageFileError) {
         precondition(channels == 1 || channels == 3, "a PNG pixel here has 1 or 3 channels")
         precondition(bitDepth == 8 || (bitDepth == 1 && channels == 1), "a PNG here is 8-bit, or 1-bit gray")
@@ -86,20 +100,41 @@ public final class PNGWriter {
         inverts = bitDepth == 1
         settings = compression.settings
         self.workers = workers
-        sliceRows = max(1, sliceBytes / bytesPerRow)
-        windowRows = (Int(MANDEL_DEFLATE_WINDOW) + bytesPerRow) / (bytesPerRow + 1)
+        let grid = SliceGrid(height: height, bytesPerRow: bytesPerRow, sliceBytes: sliceBytes)
+        sliceRows = grid.sliceRows
+        windowRows = grid.windowRows
         staging = .allocate(
             capacity: Self.stagingRows(sliceRows: sliceRows, windowRows: windowRows, workers: workers) * bytesPerRow)
-        try writeBytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        var head = [UInt8]()
         var header = Self.bigEndian(UInt32(width)) + Self.bigEndian(UInt32(height))
         // Bit depth, colour type (0 gray, 2 RGB), compression, filter method, no interlace.
         header += [UInt8(bitDepth), channels == 1 ? 0 : 2, 0, 0, 0]
-        try writeChunk("IHDR", header)
+        head += [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + Self.chunk("IHDR", header)
         for text in texts {
             let key = Array(text.key.utf8)
             precondition((1...79).contains(key.count) && !key.contains(0), "a tEXt keyword is 1 to 79 bytes")
-            try writeChunk("tEXt", key + [0] + Array(text.text.utf8))
+            head += Self.chunk("tEXt", key + [0] + Array(text.text.utf8))
         }
+        guard let (index, count) = part else {
+            rowsExpected = 0..<height
+            firstCompressedRow = 0
+            self.part = nil
+            try writeBytes(head)
+            return
+        }
+        let slices = grid.slices(ofPart: index, of: count)
+        rowsExpected = grid.rowsRendered(for: slices)
+        firstCompressedRow = grid.rows(of: slices).lowerBound
+        // The stream has begun before a later part's first slice: its zlib header is in part 0.
+        startedStream = slices.lowerBound > 0
+        let partHeader = PartHeader(
+            pngHead: head, level: UInt8(settings.level), strategy: UInt8(settings.strategy),
+            sliceRows: UInt32(sliceRows), sliceCount: UInt32(grid.sliceCount), partCount: UInt32(count),
+            partIndex: UInt32(index), firstSlice: UInt32(slices.lowerBound), endSlice: UInt32(slices.upperBound))
+        self.part = partHeader
+        let bytes = partHeader.bytes
+        headerCRC = PartBytes.word(bytes[...], at: bytes.count - 4)
+        try writeBytes(bytes)
     }
 
     deinit { staging.deallocate() }
@@ -130,11 +165,21 @@ public final class PNGWriter {
     /// - Throws: ``ImageFileError/writeFailed(path:reason:)``.
     public func write(rows: UnsafeBufferPointer<UInt8>, count: Int) throws(ImageFileError) {
         precondition(rows.count >= count * bytesPerRow, "fewer bytes than rows")
-        guard count <= height - rowsWritten else {
+        guard count <= rowsExpected.count - rowsWritten else {
             throw .writeFailed(path: output.path, reason: "more rows than the image has")
         }
         let capacity = staging.count / bytesPerRow
         var taken = 0
+        // A part's first rows are only its first slice's dictionary: kept, never compressed.
+        let dictionaryRows = firstCompressedRow - rowsExpected.lowerBound
+        if rowsWritten < dictionaryRows {
+            let take = min(count, dictionaryRows - rowsWritten)
+            UnsafeMutableRawPointer(staging.baseAddress! + keptRows * bytesPerRow).copyMemory(
+                from: rows.baseAddress!, byteCount: take * bytesPerRow)
+            keptRows += take
+            taken += take
+            rowsWritten += take
+        }
         while taken < count {
             let take = min(count - taken, capacity - keptRows - stagedRows)
             UnsafeMutableRawPointer(staging.baseAddress! + (keptRows + stagedRows) * bytesPerRow).copyMemory(
@@ -142,15 +187,16 @@ public final class PNGWriter {
             stagedRows += take
             taken += take
             rowsWritten += take
-            let endsImage = rowsWritten == height
-            if stagedRows >= rowsPerWrite || endsImage { try compressStaged(endsImage: endsImage) }
+            let endsRows = rowsWritten == rowsExpected.count
+            if stagedRows >= rowsPerWrite || endsRows { try compressStaged(endsRows: endsRows) }
         }
     }
 
-    /// Compresses the staged whole slices (every staged row at the image's end), writes them,
-    /// and keeps the rows the next dictionary needs and the rows of an unfinished slice.
-    private func compressStaged(endsImage: Bool) throws(ImageFileError) {
-        let rows = endsImage ? stagedRows : stagedRows / sliceRows * sliceRows
+    /// Compresses the staged whole slices (every staged row at the end of the rows expected),
+    /// writes them, and keeps the rows the next dictionary needs and the rows of an unfinished slice.
+    private func compressStaged(endsRows: Bool) throws(ImageFileError) {
+        let endsImage = endsRows && rowsExpected.upperBound == height
+        let rows = endsRows ? stagedRows : stagedRows / sliceRows * sliceRows
         guard rows > 0 else { return }
         let slices = (rows + sliceRows - 1) / sliceRows
         let pieces = UnsafeMutableBufferPointer<mandel_deflated_slice>.allocate(capacity: slices)
@@ -199,8 +245,9 @@ public final class PNGWriter {
                 try writeChunk("IDAT", piece)
             }
             adler = mandel_adler32_combine(adler, pieces[index].adler, pieces[index].filtered_size)
+            filteredBytes += UInt64(pieces[index].filtered_size)
         }
-        if endsImage { try writeChunk("IDAT", Self.bigEndian(adler)) }
+        if endsImage && part == nil { try writeChunk("IDAT", Self.bigEndian(adler)) }
         // Keep the last rows compressed, for the next slice's dictionary, and the rows left over.
         let kept = min(windowRows, keptRows + rows)
         let leftover = stagedRows - rows
@@ -214,10 +261,13 @@ public final class PNGWriter {
     ///
     /// - Throws: ``ImageFileError/writeFailed(path:reason:)``, also when rows are missing.
     public func finish() throws(ImageFileError) {
-        guard rowsWritten == height else {
-            throw .writeFailed(path: output.path, reason: "the image ended after \(rowsWritten) of \(height) rows")
+        guard rowsWritten == rowsExpected.count else {
+            throw .writeFailed(
+                path: output.path, reason: "the image ended after \(rowsWritten) of \(rowsExpected.count) rows")
         }
-        try writeChunk("IEND", [])
+        guard part != nil else { return try writeChunk("IEND", []) }
+        let footer = PartFooter(bodyBytes: bodyBytes, filteredBytes: filteredBytes, adler: adler)
+        try writeBytes(footer.bytes(headerCRC: headerCRC))
     }
 
     // MARK: - Chunks
@@ -234,6 +284,13 @@ public final class PNGWriter {
         try writeBytes(Self.bigEndian(UInt32(data.count)) + name)
         if data.count > 0 { try writeBytes(data) }
         try writeBytes(Self.bigEndian(crc))
+        bodyBytes += UInt64(data.count + 12)
+    }
+
+    /// A chunk's bytes.
+    static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return bigEndian(UInt32(data.count)) + body + bigEndian(mandel_crc32(0, body, body.count))
     }
 
     private func writeBytes(_ bytes: [UInt8]) throws(ImageFileError) {
@@ -247,7 +304,7 @@ public final class PNGWriter {
         }
     }
 
-    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+    static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 

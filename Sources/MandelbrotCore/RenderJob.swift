@@ -32,6 +32,16 @@ public struct RenderJob: Sendable {
     public var julia: JuliaConstant?
     /// Samples per pixel along each axis: k gives k×k samples, averaged in linear light.
     public var supersampling: Int
+    /// The rows of a larger picture this job renders (see ``rows(_:)``), or nil for a whole picture.
+    public private(set) var window: RowWindow?
+
+    /// Some rows of a picture: which, and how tall the whole picture is.
+    public struct RowWindow: Sendable, Equatable {
+        /// The whole picture's height: where its view's rows lie.
+        public let pictureHeight: Int
+        /// The picture's row that is this job's row 0.
+        public let firstRow: Int
+    }
 
     /// Creates a job; traps on a non-positive iteration limit or worker count.
     public init(
@@ -80,6 +90,20 @@ public struct RenderJob: Sendable {
         if case .benchmarksGame = region { iterations + 1 } else { iterations }
     }
 
+    /// The job that renders only `rows` of this job's picture: its ``size`` is as tall as the
+    /// range, and each of its pixels is the whole picture's pixel, the same bytes (a part of
+    /// a picture rendered on several machines). Traps unless the range is non-empty and
+    /// inside the picture, and on a job that is already a window.
+    public func rows(_ rows: Range<Int>) -> RenderJob {
+        precondition(window == nil, "a window of a window")
+        precondition(
+            !rows.isEmpty && rows.lowerBound >= 0 && rows.upperBound <= size.height, "rows outside the picture")
+        var part = self
+        part.window = RowWindow(pictureHeight: size.height, firstRow: rows.lowerBound)
+        part.size = ImageSize(width: size.width, height: rows.count)
+        return part
+    }
+
     /// How the job's pixels are stored.
     public var pixelFormat: PixelFormat { colorScheme.pixelFormat(supersampling: supersampling) }
 
@@ -88,13 +112,17 @@ public struct RenderJob: Sendable {
     /// A grid k times as wide and tall over the same view puts sample (X, Y) at
     /// `re = cx + ((X + 0.5)/k − W/2)·s`: pixel X/k, sub-sample X mod k.
     func makeSampleGrid() -> SampleGrid {
-        switch region {
-        case .view(let viewport):
-            SampleGrid(
-                size: ImageSize(width: size.width * supersampling, height: size.height * supersampling),
-                viewport: viewport)
-        case .benchmarksGame: SampleGrid(benchmarksGameSide: size.width)
-        }
+        let height = window?.pictureHeight ?? size.height
+        let grid =
+            switch region {
+            case .view(let viewport):
+                SampleGrid(
+                    size: ImageSize(width: size.width * supersampling, height: height * supersampling),
+                    viewport: viewport)
+            case .benchmarksGame: SampleGrid(benchmarksGameSide: size.width)
+            }
+        guard let window else { return grid }
+        return grid.rows(from: window.firstRow * supersampling, count: size.height * supersampling)
     }
 }
 

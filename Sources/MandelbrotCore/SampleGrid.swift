@@ -22,6 +22,8 @@ public struct SampleGrid: Sendable {
             case benchmarksGame(side: Double)
             /// Every `every`-th pixel's rows of another grid with `samples` rows per pixel.
             case coarse(Formula, every: Int, samples: Int)
+            /// Another grid's rows from `first` on.
+            case shifted(Formula, first: Int)
         }
 
         let formula: Formula
@@ -43,6 +45,7 @@ public struct SampleGrid: Sendable {
             case .benchmarksGame(let n): return 2 * Double(y) / n - 1
             case .coarse(let base, let every, let samples):
                 return value(of: base, row: SampleGrid.fineIndex(of: y, every: every, samples: samples))
+            case .shifted(let base, let first): return value(of: base, row: first + y)
             }
         }
     }
@@ -80,6 +83,14 @@ public struct SampleGrid: Sendable {
             imaginaryParts: ImaginaryParts(
                 formula: .coarse(imaginaryParts.formula, every: every, samples: samples),
                 endIndex: size.height * samples))
+    }
+
+    /// `count` rows of this grid from row `first`: the same `Double`s, computed by the same expressions.
+    func rows(from first: Int, count: Int) -> SampleGrid {
+        precondition(first >= 0 && count > 0 && first + count <= size.height, "rows outside the grid")
+        return SampleGrid(
+            size: ImageSize(width: size.width, height: count), realParts: realParts,
+            imaginaryParts: ImaginaryParts(formula: .shifted(imaginaryParts.formula, first: first), endIndex: count))
     }
 
     /// The fine grid's sample index of a coarse grid's sample `index`: pixel `index / samples`

@@ -12,12 +12,14 @@ struct Mandel: AsyncParsableCommand {
             tiles into the same buffer and produces bit-identical pixels, so their timings \
             can be compared honestly. Exit codes: 0 success, 64 bad usage, 70 strategies \
             disagree (a bug), 71 out of memory, threads or file descriptors, 73 an output \
-            cannot be created, 74 an output could not be written, 128+n stopped by signal n \
+            cannot be created, 74 an output could not be written, 65 a part that 'join' \
+            refuses, 66 a part it cannot read, 128+n stopped by signal n \
             (130 Ctrl-C, 143 SIGTERM after its grace, 141 a closed pipe).
             """,
         version: version,
         subcommands: [
-            RenderCommand.self, CompareCommand.self, SweepCommand.self, StrategiesCommand.self, PalettesCommand.self,
+            RenderCommand.self, JoinCommand.self, CompareCommand.self, SweepCommand.self, StrategiesCommand.self,
+            PalettesCommand.self,
         ]
     )
 }

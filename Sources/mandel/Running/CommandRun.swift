@@ -38,6 +38,9 @@ enum CommandRun {
                 throw ExitCode(watch.exitStatus)
             }
             switch error {
+            case let failure as PartJoinError:
+                printError(failure.description)
+                throw ExitCode(failure.exitCode)
             case let failure as ImageFileError:
                 printError(failure.description)
                 throw ExitCode(failure.exitCode)

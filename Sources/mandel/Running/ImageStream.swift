@@ -19,11 +19,14 @@ final class ImageStream {
 
     /// Writes the header to `output`: the PNG's text chunks, or the PBM's size line.
     ///
-    /// - Parameter workers: The most threads compressing a PNG at once.
+    /// - Parameters:
+    ///   - size: The whole picture's size, also when only a part of it is written.
+    ///   - workers: The most threads compressing a PNG at once.
+    ///   - part: Part K of N of the picture, written as a part file (docs/parts.md); a PNG only.
     /// - Throws: `ImageFileError` if the header cannot be written.
     init(
         output: OutputFile, format: ImageFormat, compression: PNGCompression, size: ImageSize, pixelFormat: PixelFormat,
-        texts: [PNGWriter.TextChunk], workers: Int
+        texts: [PNGWriter.TextChunk], workers: Int, part: (index: Int, count: Int)? = nil
     ) throws(ImageFileError) {
         self.output = output
         bytesPerRow = pixelFormat.bytesPerRow(width: size.width)
@@ -32,9 +35,10 @@ final class ImageStream {
             encoder = .png(
                 try PNGWriter(
                     output: output, width: size.width, height: size.height, channels: pixelFormat.channels,
-                    bitDepth: pixelFormat.bitDepth, compression: compression, texts: texts, workers: workers))
+                    bitDepth: pixelFormat.bitDepth, compression: compression, texts: texts, workers: workers,
+                    part: part))
         case .pbm:
-            precondition(pixelFormat == .bilevel, "a PBM is written from bilevel pixels")
+            precondition(pixelFormat == .bilevel && part == nil, "a PBM is written whole, from bilevel pixels")
             encoder = .pbm(try PBMWriter(output: output, width: size.width, height: size.height))
         }
     }

@@ -26,6 +26,20 @@ struct RenderFacts {
     let order: TileOrder
     /// Where the preview is written, if anywhere.
     var previewOutput: String? = nil
+    /// The part of its picture this run renders, if it renders one.
+    var part: (index: Int, count: Int, pictureSize: ImageSize)? = nil
+
+    /// `part 3 of 7 of 1200x800, rows 343–457 (+9 for the dictionary): ` for a part, empty otherwise.
+    var partText: String {
+        guard let part, let window = job.window else { return "" }
+        let grid = SliceGrid(
+            height: part.pictureSize.height, bytesPerRow: job.pixelFormat.bytesPerRow(width: job.size.width))
+        let rows = grid.rows(of: grid.slices(ofPart: part.index, of: part.count))
+        let extra = rows.lowerBound - window.firstRow
+        return
+            "part \(part.index) of \(part.count) of \(part.pictureSize), rows \(rows.lowerBound)–\(rows.upperBound - 1)"
+            + (extra > 0 ? " (+\(extra) before, for the dictionary)" : "") + ": "
+    }
 
     init(
         job: RenderJob, strategy: any RenderStrategy, plan: WorkPlan, bandRows: Int?, format: ImageFormat,
@@ -41,7 +55,9 @@ struct RenderFacts {
         self.format = format
         self.output = output
         if case .view(let viewport) = job.region {
-            let grid = PixelSize(width: job.size.width * job.supersampling, height: job.size.height * job.supersampling)
+            // A part's pixels are spaced as its whole picture's.
+            let height = job.window?.pictureHeight ?? job.size.height
+            let grid = PixelSize(width: job.size.width * job.supersampling, height: height * job.supersampling)
             precisionLimit =
                 viewport.hasCoincidentSamples(for: grid) ? viewport.precisionLimit(for: grid) ?? viewport.zoom : nil
         } else {
@@ -64,6 +80,7 @@ struct RenderFacts {
     /// size, worker count, kernel or machine made it. Those are facts of the run: the report
     /// and the JSON give them.
     var textChunks: [PNGWriter.TextChunk] {
+        // A part's job is a window of its picture's rows: nothing here depends on which rows.
         var chunks = [PNGWriter.TextChunk(key: "Software", text: "mandel \(Mandel.version)")]
         switch job.region {
         case .benchmarksGame:
@@ -120,7 +137,7 @@ struct RenderSummary {
                     ? "; only the preview written, to \(Display.path(facts.previewOutput!))" : "; no picture written")
         }
         var line =
-            "\(facts.strategy): \(job.size), \(job.iterations) iterations, \(facts.workers) "
+            "\(facts.strategy): \(facts.partText)\(job.size), \(job.iterations) iterations, \(facts.workers) "
             + "worker\(facts.workers == 1 ? "" : "s") (\(job.splitLabel))"
             + " | wall \(NumberFormat.seconds(report.wallSeconds)), cpu \(NumberFormat.seconds(report.cpu.total))"
             + ", \(NumberFormat.decimal(megapixelsPerSecond)) Mpixel/s, \(NumberFormat.rate(iterationsPerSecond)) iterations/s"
@@ -208,6 +225,8 @@ struct RenderSummary {
             "cpu_after_cancel": behaviour.cancel.map { .number($0.cpuAfterSeconds) } ?? .null,
             "threads_running_after_cancel": behaviour.cancel.map { .number(Double($0.threadsRunningAfter)) } ?? .null,
             "order": .string(facts.order.rawValue),
+            "part": facts.part.map { .array([.number(Double($0.index)), .number(Double($0.count))]) } ?? .null,
+            "picture_height": .number(Double(facts.part?.pictureSize.height ?? job.size.height)),
             "first_picture_seconds": report.firstPictureSeconds.map { .number($0) } ?? .null,
             "centre_done_seconds": report.centreDoneSeconds.map { .number($0) } ?? .null,
             "merge": report.merge.map { .string($0.sharing.merge.rawValue) } ?? .null,

@@ -30,6 +30,8 @@ struct RenderSession {
     /// Where the preview goes, if anywhere.
     let previewOutput: String?
     let watch: SignalWatch
+    /// The part of the picture this run writes, as a part file, and the picture's size; nil for a whole picture.
+    var part: (index: Int, count: Int, pictureSize: ImageSize)? = nil
 
     /// A render that finished without delivering the preview it was asked for: a bug, never a silent empty file.
     private struct PreviewNotDelivered: Error, CustomStringConvertible {
@@ -78,11 +80,13 @@ struct RenderSession {
             job: job, strategy: strategy, plan: render.plan, bandRows: bandRows, format: format, output: output,
             order: order)
         facts.previewOutput = previewOutput
+        facts.part = part
         if let warning = facts.precisionWarning { printError("warning: " + warning) }
         let writer = BandWriter(
             stream: try ImageStream(
-                output: image, format: format, compression: compression, size: job.size,
-                pixelFormat: job.pixelFormat, texts: facts.textChunks, workers: job.workers),
+                output: image, format: format, compression: compression, size: part?.pictureSize ?? job.size,
+                pixelFormat: job.pixelFormat, texts: facts.textChunks, workers: job.workers,
+                part: part.map { ($0.index, $0.count) }),
             cancellation: watch.cancellation)
         let meter = ProgressMeter(
             totalTiles: render.tilesPerRun, display: ProgressMeter.display(forced: visuals.progress))

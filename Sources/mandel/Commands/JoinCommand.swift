@@ -1,0 +1,58 @@
+import ArgumentParser
+import Comparison
+import ImageFiles
+import MandelbrotCore
+import Platform
+
+/// `mandel join`: the part files of one picture, joined into the PNG one machine would have written.
+struct JoinCommand: AsyncParsableCommand, ProcessNeeds {
+    static let configuration = CommandConfiguration(
+        commandName: "join",
+        abstract: "Join the parts of a picture (mandel render --part) into its PNG.",
+        discussion: """
+            The parts may be given in any order and under any names: each file says which \
+            part it is. The PNG is byte for byte the one 'mandel render' writes with the same \
+            options on one machine, and joining it is a copy of the parts' compressed rows. \
+            A missing, duplicated, truncated or corrupted part, or parts of different \
+            pictures, are refused with exit 65 (a file that cannot be read: 66), and nothing \
+            is written. See docs/parts.md.
+            """
+    )
+
+    @Argument(help: ArgumentHelp("The part files, in any order.", valueName: "part"))
+    var partFiles: [String] = []
+
+    @Option(name: .shortAndLong, help: "The PNG, written whole or not at all; - for standard output.")
+    var output = "mandel.png"
+
+    var outputCount: Int { 1 }
+    var workerThreads: Int { 0 }
+
+    mutating func validate() throws {
+        guard !partFiles.isEmpty else {
+            throw ValidationError("give the part files to join, such as 'mandel join part-*.mpart -o picture.png'")
+        }
+        for path in partFiles where OutputSet.firstSameFile(among: [output, path]) != nil {
+            throw ValidationError(
+                "-o '\(Display.path(output))' is one of the parts; give the PNG a name of its own")
+        }
+    }
+
+    func run() async throws {
+        try await CommandRun.perform(grace: 5) { watch in
+            let start = MonotonicClock.nanoseconds()
+            let join = try PartJoin(paths: partFiles)
+            try await CommandRun.publishing([output], watch: watch) { files in
+                try join.write(to: files[0]) {
+                    if watch.cancellation.isCancelled { throw CommandRun.Stopped() }
+                }
+            }
+            let seconds = MonotonicClock.seconds(since: start)
+            let count = join.parts.count
+            try HumanReport(toStandardError: output == OutputFile.standardOutputName).line(
+                "joined \(count) part\(count == 1 ? "" : "s") (\(ByteCount(Int(join.bodyBytes))) of image data) in "
+                    + "\(NumberFormat.seconds(seconds)) -> "
+                    + (output == OutputFile.standardOutputName ? "standard output" : Display.path(output)))
+        }
+    }
+}

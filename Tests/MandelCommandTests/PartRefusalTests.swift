@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+
+/// Every way a join or a part can be wrong: one line naming the file and the reason, the documented
+/// exit code, and nothing written.
+@Suite("Parts and a join: refusals")
+struct PartRefusalTests {
+    static let picture = ["--size", "120x100", "--color", "gray"]
+
+    /// A folder with parts 0, 1 and 2 of 3 of the picture (`p0`, `p1`, `p2`).
+    static func partsFolder() throws -> String {
+        let folder = temporaryFolder()
+        for index in 0..<3 {
+            let result = try MandelProcess.run(
+                ["render"] + picture + ["--part", "\(index)/3", "-o", "p\(index)"], in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        return folder
+    }
+
+    /// Runs `mandel join files -o out.png` in `folder` and checks that it refused and wrote nothing.
+    static func expectJoinRefused(
+        _ files: [String], in folder: String, status: Int32, mentioning mention: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        let before = contents(of: folder)
+        let result = try MandelProcess.run(["join"] + files + ["-o", "out.png"], in: folder)
+        expectRefusal(result, status: status, mentioning: mention, sourceLocation: sourceLocation)
+        #expect(contents(of: folder) == before, "the join left \(contents(of: folder))", sourceLocation: sourceLocation)
+    }
+
+    static func bytes(_ folder: String, _ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+    }
+
+    static func write(_ bytes: [UInt8], _ folder: String, _ name: String) throws {
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/" + name))
+    }
+
+    @Test("a missing part, a duplicate (also a copy under another name), and no files at all")
+    func missingAndDuplicate() throws {
+        let folder = try Self.partsFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.expectJoinRefused(["p2", "p0"], in: folder, status: 65, mentioning: "part 1 of 3 is missing")
+        try Self.expectJoinRefused(["p0"], in: folder, status: 65, mentioning: "parts 1, 2 of 3 are missing")
+        try Self.expectJoinRefused(
+            ["p0", "p1", "p2", "p1"], in: folder, status: 65, mentioning: "'p1' and 'p1' are both part 1 of 3")
+        try FileManager.default.copyItem(atPath: folder + "/p2", toPath: folder + "/copy-of-p2")
+        try Self.expectJoinRefused(
+            ["p0", "copy-of-p2", "p1", "p2"], in: folder, status: 65,
+            mentioning: "'p2' and 'copy-of-p2' are both part 2 of 3")
+        try Self.expectJoinRefused([], in: folder, status: 64, mentioning: "give the part files to join")
+        try Self.expectJoinRefused(
+            ["p0", "p1", "p2", "absent"], in: folder, status: 66, mentioning: "cannot read 'absent'")
+    }
+
+    @Test("parts of another picture, of another compression, or of another number of parts")
+    func otherRenders() throws {
+        let folder = try Self.partsFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (name, extra) in [
+            ("zoom", ["--zoom", "2", "--part", "1/3"]), ("fast", ["--compression", "fast", "--part", "1/3"]),
+            ("four", ["--part", "1/4"]), ("wider", ["--size", "121x100", "--part", "1/3"]),
+        ] {
+            let arguments = ["render"] + Self.picture + extra + ["-o", name]
+            #expect(try MandelProcess.run(arguments, in: folder).status == 0)
+        }
+        try Self.expectJoinRefused(
+            ["p0", "zoom", "p2"], in: folder, status: 65,
+            mentioning:
+                "'zoom' does not belong with 'p0': they are parts of different pictures (mandel.zoom 2.0 against 1.0)")
+        try Self.expectJoinRefused(
+            ["p0", "fast", "p2"], in: folder, status: 65, mentioning: "compressed differently (--compression)")
+        try Self.expectJoinRefused(
+            ["p0", "four", "p2"], in: folder, status: 65, mentioning: "one is a part of 4, the other of 3")
+        try Self.expectJoinRefused(
+            ["p0", "wider", "p2"], in: folder, status: 65, mentioning: "another size or pixel format")
+    }
+
+    @Test("a truncated part, a flipped byte in a header, a body or a footer, a swapped footer, and not a part at all")
+    func damaged() throws {
+        let folder = try Self.partsFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let part = try Self.bytes(folder, "p1")
+        let cases: [(String, [UInt8], String)] = [
+            ("short", Array(part.prefix(part.count - 40)), "'short' is damaged: it does not end with a part's footer"),
+            ("tiny", Array(part.prefix(12)), "'tiny' is damaged: it ends inside its header"),
+            ("head", flipped(part, at: 40), "'head' is damaged: its header fails its CRC-32"),
+            ("body", flipped(part, at: part.count - 60), "'body' is damaged: the CRC-32 of its chunk"),
+            ("foot", flipped(part, at: part.count - 10), "'foot' is damaged: its footer fails its CRC-32"),
+            ("grown", part + [0], "'grown' is damaged: it does not end with a part's footer"),
+            (
+                "swapped", Array(part.prefix(part.count - 32)) + (try Self.bytes(folder, "p2")).suffix(32),
+                "its footer fails its CRC-32 (corrupted, or another part's footer)"
+            ),
+            ("png", [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0], "'png' is not a part file"),
+            ("empty", [], "'empty' is not a part file"),
+        ]
+        for (name, bytes, message) in cases {
+            try Self.write(bytes, folder, name)
+            try Self.expectJoinRefused(["p0", name, "p2"], in: folder, status: 65, mentioning: message)
+            try FileManager.default.removeItem(atPath: folder + "/" + name)
+        }
+        // A body whose damage is found while copying: to a file, the output is discarded; to standard
+        // output, the parts are checked before anything is written.
+        try Self.write(flipped(part, at: part.count - 60), folder, "late")
+        let result = try MandelProcess.run(["join", "p0", "late", "p2", "-o", "-"], in: folder)
+        expectRefusal(result, status: 65, mentioning: "the CRC-32 of its chunk")
+        #expect(result.standardOutput.isEmpty, "\(result.standardOutput.utf8.count) bytes went to standard output")
+    }
+
+    @Test("the output may not be one of the parts")
+    func outputIsAPart() throws {
+        let folder = try Self.partsFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(["join", "p0", "p1", "p2", "-o", "./p1"], in: folder)
+        expectRefusal(result, status: 64, mentioning: "is one of the parts")
+    }
+
+    @Test(
+        "render refuses a part it cannot make, up front, with the reason",
+        arguments: [
+            (["--part", "3/3"], "K must be less than N"),
+            (["--part", "0/0"], "K must be less than N"),
+            (["--part", "1/2", "--parts", "3"], "--part 1/2 and --parts 3 disagree"),
+            (["--part", "x/2"], "--part"),
+            (["--parts", "3"], "add --part auto"),
+            (["--part", "0/16"], "a 100x100 picture is 15 compressed slices of 7 rows"),
+            (["--part", "0/2", "--color", "histogram"], "--color histogram spreads the palette"),
+            (["--part", "0/2", "--color", "bw", "--format", "pbm"], "remove --format pbm"),
+            (["--part", "0/2", "--preview", "4"], "--preview shows a whole picture"),
+            (["--part", "auto", "--parts", "2"], "none is set (SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX"),
+            (["--frame", "1/4"], "add --zoom-to"),
+            (["--zoom-to", "9"], "add --frame K/N"),
+            (["--frame", "1/4", "--zoom-to", "0"], "--zoom-to must be a finite zoom greater than 0"),
+            (["--part", "auto", "--frame", "auto", "--zoom-to", "4"], "would both take the engine's one index"),
+        ])
+    func renderRefusals(extra: [String], message: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--size", "100x100", "--color", "gray"] + extra + ["-o", "x"], in: folder)
+        expectRefusal(result, status: 64, mentioning: message, leaving: folder)
+    }
+
+    @Test(
+        "--part auto: each engine's variables, and refusals when they are out of range or disagree",
+        arguments: [
+            ("SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_COUNT=3", [], nil),
+            ("SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=3", [], nil),
+            ("JOB_COMPLETION_INDEX=2", ["--parts", "3"], nil),
+            ("AWS_BATCH_JOB_ARRAY_INDEX=2 AWS_BATCH_JOB_ARRAY_SIZE=3", [], nil),
+            ("PARALLEL_SEQ=3", ["--parts", "3"], nil),
+            ("JOB_COMPLETION_INDEX=2", [], "Kubernetes gives only the index (JOB_COMPLETION_INDEX); add --parts N"),
+            ("JOB_COMPLETION_INDEX=3", ["--parts", "3"], "JOB_COMPLETION_INDEX is 3, outside 0…2"),
+            ("PARALLEL_SEQ=0", ["--parts", "3"], "PARALLEL_SEQ is 0 (from 1), outside 0…2"),
+            (
+                "SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_COUNT=3", ["--parts", "4"],
+                "SLURM_ARRAY_TASK_COUNT is 3 and --parts is 4"
+            ),
+            ("AWS_BATCH_JOB_ARRAY_INDEX=two AWS_BATCH_JOB_ARRAY_SIZE=3", [], "AWS_BATCH_JOB_ARRAY_INDEX is 'two'"),
+        ] as [(String, [String], String?)])
+    func auto(environment: String, extra: [String], refusal: String?) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let picture = ["render", "--size", "100x100", "--color", "gray"]
+        let result = try MandelProcess.run(
+            picture + ["--part", "auto"] + extra + ["-o", "auto"], in: folder,
+            launch: MandelProcess.Launch(shellSetup: "export " + environment))
+        guard let refusal else {
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.standardOutput.contains("part 2 of 3 of 100x100"), "\(result.standardOutput)")
+            let fixed = try MandelProcess.run(picture + ["--part", "2/3", "-o", "fixed"], in: folder)
+            #expect(fixed.status == 0)
+            #expect(
+                try Data(contentsOf: URL(fileURLWithPath: folder + "/auto"))
+                    == Data(contentsOf: URL(fileURLWithPath: folder + "/fixed")))
+            return
+        }
+        expectRefusal(result, status: 64, mentioning: refusal, leaving: folder)
+    }
+}
+
+/// `bytes` with one bit of byte `index` flipped.
+func flipped(_ bytes: [UInt8], at index: Int) -> [UInt8] {
+    var copy = bytes
+    copy[index] ^= 0x10
+    return copy
+}

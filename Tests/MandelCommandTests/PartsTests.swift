@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// `mandel render --part` and `mandel join`: one picture as parts, joined into the very bytes one machine writes.
+@Suite("Parts and a join")
+struct PartsTests {
+    /// Strategies and worker counts that make the parts, one after another: each part is made differently.
+    static let makers: [[String]] = [
+        ["--strategy", "gcd", "--workers", "2"], ["--strategy", "thread", "--workers", "3", "--split", "rows"],
+        ["--strategy", "serial"], ["--strategy", "tasks", "--workers", "4", "--tile", "16x16"],
+        ["--strategy", "pthread", "--workers", "2", "--split", "bands"],
+        ["--strategy", "operation", "--workers", "3", "--band-height", "5"], ["--strategy", "apply", "--workers", "5"],
+    ]
+
+    static func file(_ folder: String, _ name: String) throws -> Data {
+        try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
+    }
+
+    static func render(_ arguments: [String], in folder: String) throws {
+        let result = try MandelProcess.run(["render"] + arguments, in: folder)
+        #expect(result.status == 0, "render \(arguments): \(result.standardError)")
+    }
+
+    @Test(
+        "for 1, 2, 3 and 7 parts made by different strategies and given shuffled, the join is the one-machine PNG",
+        arguments: ["bw", "gray", "smooth"], ["360x90", "90x300", "160x160"])
+    func joinIsOneMachine(color: String, size: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let picture = [
+            "--size", size, "--color", color, "--center", "-0.74,0.12", "--zoom", "3", "--iterations", "300",
+        ]
+        try Self.render(picture + ["--strategy", "serial", "-o", "one.png"], in: folder)
+        let expected = try Self.file(folder, "one.png")
+        var generator = SystemRandomNumberGenerator()
+        for count in [1, 2, 3, 7] {
+            var names: [String] = []
+            for index in 0..<count {
+                let name = "p\(count)-\(index)"
+                names.append(name)
+                try Self.render(
+                    picture + Self.makers[(index + count) % Self.makers.count]
+                        + ["--part", "\(index)/\(count)", "-o", name], in: folder)
+            }
+            names.shuffle(using: &generator)
+            let joined = try MandelProcess.run(["join"] + names + ["-o", "joined-\(count).png"], in: folder)
+            #expect(joined.status == 0, "\(joined.standardError)")
+            #expect(joined.standardOutput.hasPrefix("joined \(count) part"), "\(joined.standardOutput)")
+            #expect(
+                try Self.file(folder, "joined-\(count).png") == expected,
+                "\(color) \(size): \(count) parts joined in the order \(names) differ from the one-machine PNG")
+        }
+    }
+
+    @Test(
+        "parts of a supersampled Julia set, the benchmarks-game preset, small compression, and a PNG to standard output",
+        arguments: [
+            ["--size", "150x120", "--julia", "-0.8,0.156", "--supersample", "2", "--palette", "fire"],
+            ["--preset", "benchmarks-game", "--size", "200"],
+            ["--size", "200x130", "--color", "gray", "--compression", "small"],
+            ["--size", "200x130", "--compression", "fast", "--iterations", "1000"],
+        ])
+    func otherPictures(picture: [String]) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.render(picture + ["-o", "one.png"], in: folder)
+        for index in 0..<3 {
+            try Self.render(picture + Self.makers[index] + ["--part", "\(index)/3", "-o", "part\(index)"], in: folder)
+        }
+        FileManager.default.createFile(atPath: folder + "/stdout.png", contents: nil)
+        let joined = try MandelProcess.run(
+            ["join", "part2", "part0", "part1", "-o", "-"], in: folder,
+            launch: MandelProcess.Launch(standardOutputPath: folder + "/stdout.png"))
+        #expect(joined.status == 0, "\(joined.standardError)")
+        #expect(joined.standardError.hasPrefix("joined 3 parts"), "the report goes to standard error with -o -")
+        #expect(try Self.file(folder, "stdout.png") == Self.file(folder, "one.png"), "\(picture)")
+    }
+}
