@@ -39,6 +39,9 @@ let strategyDrivers = [
     "ThreadDriver", "OperationDriver", "DispatchDriver", "ApplyDriver", "TaskGroupDriver", "PThreadDriver",
 ]
 
+/// Property-based checks (random inputs, shrunk failures) for the test targets that state a rule for all inputs.
+let propertyBased: Target.Dependency = .product(name: "PropertyBased", package: "swift-property-based")
+
 let package = Package(
     name: "mandel",
     products: [
@@ -51,6 +54,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // MARK: - What differs between operating systems: clocks, processor time, /proc, limits
@@ -113,7 +117,7 @@ let package = Package(
             // MARK: - Tests
             .testTarget(
                 name: "MandelbrotCoreTests",
-                dependencies: ["MandelbrotCore", "Platform", "LaneBits"],
+                dependencies: ["MandelbrotCore", "Platform", "LaneBits", propertyBased],
                 swiftSettings: sharedSwiftSettings
             ),
             // Built for this machine's vector units, so that the eight-lane path is the one tested.
@@ -124,7 +128,7 @@ let package = Package(
             ),
             .testTarget(
                 name: "StrategyTests",
-                dependencies: ["MandelbrotCore", "StrategyCatalog", "Comparison"]
+                dependencies: ["MandelbrotCore", "StrategyCatalog", "Comparison", propertyBased]
                     + strategyDrivers.map { .target(name: $0) },
                 swiftSettings: sharedSwiftSettings
             ),
@@ -145,7 +149,7 @@ let package = Package(
             ),
             .testTarget(
                 name: "MandelCommandTests",
-                dependencies: ["mandel", "ImageFiles", "MandelbrotCore", "StrategyCatalog"],
+                dependencies: ["mandel", "ImageFiles", "MandelbrotCore", "StrategyCatalog", "Probes", propertyBased],
                 swiftSettings: sharedSwiftSettings
             ),
         ]

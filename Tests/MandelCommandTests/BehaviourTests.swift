@@ -38,7 +38,15 @@ struct BehaviourTests {
         let serialQueue = try #require(serial["main_queue"] as? [String: Any])
         let serialWall = try #require(serial["wall_seconds"] as? Double)
         #expect(try #require(serialQueue["max"] as? Double) >= serialWall / 2)
-        #expect(try #require(serialQueue["missed_frames"] as? Int) >= 1)
+        // A stall of length max spans at least ⌊max/frame⌋ boundaries between ticks, so at least
+        // ⌊max/frame⌋ − 1 whole frames without one; and no more frames than the render lasted.
+        let frame = 1.0 / 60
+        let serialMax = try #require(serialQueue["max"] as? Double)
+        let missed = try #require(serialQueue["missed_frames"] as? Int)
+        #expect(
+            missed >= Int((serialMax / frame).rounded(.down)) - 1, "\(missed) frames missed in a \(serialMax) s stall")
+        #expect(Double(missed) <= serialWall / frame + 1, "\(missed) frames missed in \(serialWall) s")
+        #expect(serialMax <= serialWall + 0.1, "the main queue was late by more than the render lasted")
 
         let gcd = try Self.renderJSON(Self.longRender + ["--strategy", "gcd"])
         let gcdQueue = try #require(gcd["main_queue"] as? [String: Any])
@@ -84,7 +92,14 @@ struct BehaviourTests {
             let latency = try #require(result["cancel_latency"] as? Double, "\(name) has no cancel latency")
             #expect(latency >= 0)
             #expect(try #require(result["threads_running_after_cancel"] as? Int) == 0, "\(name)")
-            #expect(try #require(result["cpu_after_cancel"] as? Double) >= 0)
+            // Processor time after the cancel is spent in at most `latency` seconds of wall time, on
+            // at most every processor, plus what the process spends beside the render (the heartbeat,
+            // the sampler, the clock's own grain).
+            let cpuAfter = try #require(result["cpu_after_cancel"] as? Double)
+            let processors = Double(ProcessInfo.processInfo.activeProcessorCount)
+            #expect(
+                cpuAfter >= 0 && cpuAfter <= latency * processors + 0.05,
+                "\(name): \(cpuAfter) s of processor time in the \(latency) s after its cancel")
             let tilesAfter = try #require(result["tiles_after_cancel"] as? Double)
             // A worker may have passed the flag's check just before the request: one tile each at most.
             if mode == "flag" { #expect(tilesAfter <= 2, "\(name) started \(tilesAfter) tiles after the cancel") }

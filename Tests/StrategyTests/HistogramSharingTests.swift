@@ -66,6 +66,13 @@ struct HistogramSharingTests {
             #expect(UInt64(statistics.batches) >= full && UInt64(statistics.batches) <= full + tiles)
             if batch == 1 { #expect(UInt64(statistics.batches) == escaped) }
             #expect(statistics.mergeSeconds > 0)
+            // Merging and waiting happen on the workers and the merge queue, within the render:
+            // at most the wall time on each of those threads.
+            let threads = Double(job.workers + 1)
+            #expect(
+                statistics.mergeSeconds + statistics.waitSeconds <= report.wallSeconds * threads,
+                "\(merge) batch \(batch): \(statistics.mergeSeconds) s merging, \(statistics.waitSeconds) s waiting, \(report.wallSeconds) s wall"
+            )
             if merge == .atomic || merge == .private {
                 #expect(statistics.waitSeconds == 0, "\(merge) has nothing to wait for")
             } else {

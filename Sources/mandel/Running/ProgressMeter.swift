@@ -99,6 +99,21 @@ final class ProgressMeter: @unchecked Sendable {
         isDrawn = false
     }
 
+    /// The meter's text after `finished` of `total` tiles in `elapsed` seconds: the percentage,
+    /// the counts, the time so far and, once a tile has finished, the rate and the time the
+    /// tiles left will take at that rate.
+    static func status(finished: Int, total: Int, elapsed: Double) -> String {
+        let fraction = Double(finished) / Double(total)
+        var status =
+            "\(Int((fraction * 100).rounded(.down)))%  \(finished)/\(total) tiles, \(NumberFormat.seconds(elapsed))"
+        if finished > 0 {
+            let rate = Double(finished) / elapsed
+            let left = Double(total - finished) / rate
+            status += ", \(NumberFormat.rate(rate)) tiles/s, about \(NumberFormat.seconds(left)) left"
+        }
+        return status
+    }
+
     private func draw() {
         guard display != .none, !isFinished else { return }
         let finishedTiles = self.finishedTiles
@@ -106,13 +121,7 @@ final class ProgressMeter: @unchecked Sendable {
         let elapsed = Double(now - start) / 1e9
         isDrawn = true
         let fraction = Double(finishedTiles) / Double(totalTiles)
-        var status =
-            "\(Int((fraction * 100).rounded(.down)))%  \(finishedTiles)/\(totalTiles) tiles, \(NumberFormat.seconds(elapsed))"
-        if finishedTiles > 0 {
-            let rate = Double(finishedTiles) / elapsed
-            let left = Double(totalTiles - finishedTiles) / rate
-            status += ", \(NumberFormat.rate(rate)) tiles/s, about \(NumberFormat.seconds(left)) left"
-        }
+        let status = Self.status(finished: finishedTiles, total: totalTiles, elapsed: elapsed)
         switch display {
         case .bar:
             let filled = min(30, Int(fraction * 30))

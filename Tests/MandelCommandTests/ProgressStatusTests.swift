@@ -1,0 +1,39 @@
+import Testing
+
+@testable import mandel
+
+/// The progress meter's text, as a function of what it knows: tiles finished, tiles in all, seconds so far.
+@Suite("Progress status")
+struct ProgressStatusTests {
+    @Test("the time left is the tiles left at the rate so far")
+    func timeLeft() {
+        // 30 of 100 tiles in 10 s: 3 tiles a second, so the 70 left take 23.3 s.
+        #expect(
+            ProgressMeter.status(finished: 30, total: 100, elapsed: 10)
+                == "30%  30/100 tiles, 10.000 s, 3 tiles/s, about 23.333 s left")
+        // 3 of 4 in 1.5 s: 0.5 s for the last one.
+        #expect(
+            ProgressMeter.status(finished: 3, total: 4, elapsed: 1.5)
+                == "75%  3/4 tiles, 1.500 s, 2 tiles/s, about 0.500 s left")
+    }
+
+    @Test("no rate and no estimate before the first tile; nothing left at the end")
+    func ends() {
+        #expect(ProgressMeter.status(finished: 0, total: 12, elapsed: 0.5) == "0%  0/12 tiles, 0.500 s")
+        #expect(
+            ProgressMeter.status(finished: 12, total: 12, elapsed: 2)
+                == "100%  12/12 tiles, 2.000 s, 6 tiles/s, about 0.00 ms left")
+    }
+
+    @Test("the rate takes an SI prefix past a thousand a second")
+    func fastRate() {
+        #expect(
+            ProgressMeter.status(finished: 5000, total: 20000, elapsed: 2)
+                == "25%  5000/20000 tiles, 2.000 s, 2.50 k tiles/s, about 6.000 s left")
+    }
+
+    @Test("the percentage is rounded down: 99.9% is not done")
+    func roundedDown() {
+        #expect(ProgressMeter.status(finished: 999, total: 1000, elapsed: 1).hasPrefix("99%  999/1000 tiles"))
+    }
+}
