@@ -115,9 +115,11 @@ let package = Package(
             ),
 
             // MARK: - Tests
+            // Waits with a deadline, for every test target that waits on a render.
+            .target(name: "Deadline", path: "Tests/Deadline", swiftSettings: sharedSwiftSettings),
             .testTarget(
                 name: "MandelbrotCoreTests",
-                dependencies: ["MandelbrotCore", "Platform", "LaneBits", propertyBased],
+                dependencies: ["MandelbrotCore", "Platform", "LaneBits", "Deadline", propertyBased],
                 swiftSettings: sharedSwiftSettings
             ),
             // Built for this machine's vector units, so that the eight-lane path is the one tested.
@@ -128,7 +130,7 @@ let package = Package(
             ),
             .testTarget(
                 name: "StrategyTests",
-                dependencies: ["MandelbrotCore", "StrategyCatalog", "Comparison", propertyBased]
+                dependencies: ["MandelbrotCore", "StrategyCatalog", "Comparison", "Deadline", propertyBased]
                     + strategyDrivers.map { .target(name: $0) },
                 swiftSettings: sharedSwiftSettings
             ),
@@ -139,7 +141,7 @@ let package = Package(
             ),
             .testTarget(
                 name: "WorkVisualsTests",
-                dependencies: ["WorkVisuals", "MandelbrotCore", "StrategyCatalog"],
+                dependencies: ["WorkVisuals", "MandelbrotCore", "StrategyCatalog", "Deadline"],
                 swiftSettings: sharedSwiftSettings
             ),
             .testTarget(
@@ -149,7 +151,9 @@ let package = Package(
             ),
             .testTarget(
                 name: "MandelCommandTests",
-                dependencies: ["mandel", "ImageFiles", "MandelbrotCore", "StrategyCatalog", "Probes", propertyBased],
+                dependencies: [
+                    "mandel", "ImageFiles", "MandelbrotCore", "StrategyCatalog", "Probes", "Deadline", propertyBased,
+                ],
                 swiftSettings: sharedSwiftSettings
             ),
         ]

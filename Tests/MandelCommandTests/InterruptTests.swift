@@ -17,16 +17,16 @@ struct InterruptTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (process, _) = try MandelProcess.startAndWaitForProgress(
             Self.slowRender + ["--strategy", strategy, "--progress", "-o", "big.png"], in: folder)
-        Self.interruptAndExpectCleanExit(process, folder: folder)
+        try Self.interruptAndExpectCleanExit(process, folder: folder)
     }
 
     /// Sends SIGINT to a running render and checks the promise: exit 130 within
     /// half a second, "interrupted" on stderr, and nothing left in `folder`.
-    static func interruptAndExpectCleanExit(_ process: Process, folder: String) {
+    static func interruptAndExpectCleanExit(_ process: Process, folder: String) throws {
         #expect(process.isRunning, "the render finished before it could be interrupted")
         let sent = Date()
         process.interrupt()
-        process.waitUntilExit()
+        try MandelProcess.waitForExit(process, waitingFor: "mandel to exit after SIGINT", deadline: 30)
         let elapsed = Date().timeIntervalSince(sent)
         #expect(process.terminationStatus == 130)
         #expect(elapsed < 0.5, "took \(elapsed) s to exit")
@@ -48,7 +48,8 @@ struct InterruptTests {
         while !FileManager.default.fileExists(atPath: folder + "/p.png") && Date() < deadline { usleep(10_000) }
         #expect(process.isRunning, "the render finished before it could be interrupted")
         process.interrupt()
-        process.waitUntilExit()
+        try MandelProcess.waitForExit(
+            process, waitingFor: "mandel to exit after SIGINT during its preview", deadline: 30)
         let errorText = String(
             decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 130)
@@ -63,7 +64,7 @@ struct InterruptTests {
         let (process, _) = try MandelProcess.startAndWaitForProgress(
             Self.slowRender + ["--band-height", "4", "--progress", "-o", "tall.png"], in: folder)
         #expect(contents(of: folder).count == 1, "the hidden temporary file is being written")
-        Self.interruptAndExpectCleanExit(process, folder: folder)
+        try Self.interruptAndExpectCleanExit(process, folder: folder)
     }
 
     @Test("SIGTERM lets a render finish within the grace period and writes it")
@@ -79,7 +80,7 @@ struct InterruptTests {
             ], in: folder)
         #expect(process.isRunning, "the render finished before SIGTERM")
         process.terminate()
-        process.waitUntilExit()
+        try MandelProcess.waitForExit(process, waitingFor: "mandel to exit after SIGTERM", deadline: 30)
         let errorText = String(
             decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(errorText)")
@@ -96,7 +97,7 @@ struct InterruptTests {
         #expect(process.isRunning)
         let sent = Date()
         process.terminate()
-        process.waitUntilExit()
+        try MandelProcess.waitForExit(process, waitingFor: "mandel to exit after SIGTERM", deadline: 30)
         let elapsed = Date().timeIntervalSince(sent)
         #expect(process.terminationStatus == 143)
         #expect(elapsed >= 0.3 && elapsed < 0.3 + 0.5, "took \(elapsed) s")
@@ -120,7 +121,7 @@ struct InterruptTests {
                 Self.slowRender + extra + ["--progress", "-o", "big.png", "--trace", "t.json"], in: folder)
             #expect(process.isRunning)
             kill(process.processIdentifier, signal)
-            process.waitUntilExit()
+            try MandelProcess.waitForExit(process, waitingFor: "mandel to exit after signal \(signal)", deadline: 30)
             let errorText = String(
                 decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(process.terminationStatus == 128 + signal, "\(extra): \(errorText)")
@@ -148,7 +149,7 @@ struct InterruptTests {
         }
         #expect(process.isRunning)
         kill(process.processIdentifier, SIGHUP)
-        process.waitUntilExit()
+        try MandelProcess.waitForExit(process, waitingFor: "mandel to exit after SIGHUP", deadline: 30)
         #expect(process.terminationStatus == 129)
         #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")
     }

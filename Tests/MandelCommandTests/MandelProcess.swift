@@ -1,4 +1,6 @@
+import Deadline
 import Foundation
+import Synchronization
 import Testing
 
 /// The built `mandel` binary, run as a child process the way a user runs it.
@@ -28,12 +30,24 @@ struct MandelProcess {
         static let plain = Launch()
     }
 
-    /// Runs `mandel` with `arguments` in `folder` and waits for it.
-    static func run(_ arguments: [String], in folder: String? = nil, launch: Launch = .plain) throws -> Result {
+    /// How long a test waits for one run of `mandel`: the longest run in the suite (a compare of
+    /// every strategy) takes a few seconds alone and tens on a loaded machine.
+    static let deadlineSeconds = 120.0
+
+    /// Runs `mandel` with `arguments` in `folder` and waits for it, at most `seconds`: then it is
+    /// killed and ``DeadlinePassed`` thrown, naming the command.
+    static func run(
+        _ arguments: [String], in folder: String? = nil, launch: Launch = .plain,
+        deadline seconds: Double = deadlineSeconds
+    ) throws -> Result {
         let process = try start(arguments, in: folder, launch: launch)
+        let watchdog = Watchdog(process, seconds: seconds)
         let outData = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
         let errData = (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        if watchdog.disarm() {
+            throw DeadlinePassed(waitingFor: "mandel \(arguments.joined(separator: " ")) to exit", seconds: seconds)
+        }
         return Result(
             status: process.terminationStatus,
             standardOutput: String(decoding: outData, as: UTF8.self),
@@ -43,8 +57,11 @@ struct MandelProcess {
     /// Starts `mandel` (whose arguments must include `--progress`) and returns once the
     /// first progress line has appeared on standard error, that is, once the render is
     /// under way and the signal handlers are installed, with what standard error had said so far.
-    static func startAndWaitForProgress(_ arguments: [String], in folder: String) throws -> (Process, String) {
+    static func startAndWaitForProgress(
+        _ arguments: [String], in folder: String, deadline seconds: Double = deadlineSeconds
+    ) throws -> (Process, String) {
         let process = try start(arguments, in: folder)
+        let watchdog = Watchdog(process, seconds: seconds)
         let errors = (process.standardError as! Pipe).fileHandleForReading
         var seen = Data()
         while !String(decoding: seen, as: UTF8.self).contains("tiles") {
@@ -52,7 +69,47 @@ struct MandelProcess {
             if chunk.isEmpty { break }
             seen.append(chunk)
         }
+        if watchdog.disarm() {
+            throw DeadlinePassed(
+                waitingFor: "a progress line from mandel \(arguments.joined(separator: " "))", seconds: seconds)
+        }
         return (process, String(decoding: seen, as: UTF8.self))
+    }
+
+    /// Waits for a started `mandel` to exit, at most `seconds`: then it is killed and
+    /// ``DeadlinePassed`` thrown, saying what the test waited for.
+    static func waitForExit(
+        _ process: Process, waitingFor what: String, deadline seconds: Double = deadlineSeconds
+    ) throws {
+        let watchdog = Watchdog(process, seconds: seconds)
+        process.waitUntilExit()
+        if watchdog.disarm() { throw DeadlinePassed(waitingFor: what, seconds: seconds) }
+    }
+
+    /// Kills a child that outlives its deadline (SIGKILL: it may be ignoring or handling the
+    /// others, which is what some tests check), so that whatever waits for it returns.
+    final class Watchdog: @unchecked Sendable {
+        // @unchecked: the work item is only scheduled and cancelled, which Dispatch makes safe.
+        private final class Fired: Sendable { let value = Mutex(false) }
+        private let fired = Fired()
+        private let item: DispatchWorkItem
+
+        init(_ process: Process, seconds: Double) {
+            let fired = self.fired
+            let pid = process.processIdentifier
+            item = DispatchWorkItem {
+                guard process.isRunning else { return }
+                fired.value.withLock { $0 = true }
+                kill(pid, SIGKILL)
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: item)
+        }
+
+        /// Stops watching; returns whether the deadline had passed and the child was killed.
+        func disarm() -> Bool {
+            item.cancel()
+            return fired.value.withLock { $0 }
+        }
     }
 
     /// Starts `mandel` with pipes for its output, without waiting.

@@ -163,7 +163,8 @@ struct ReplacingTests {
         let process = try MandelProcess.start(
             ["render", "--size", "300x200", "--iterations", "3000", "--json", "-o", "q.png"], in: folder)
         try (process.standardOutput as! Pipe).fileHandleForReading.close()
-        process.waitUntilExit()
+        try MandelProcess.waitForExit(
+            process, waitingFor: "mandel to exit after its standard output closed", deadline: 30)
         let errorText = String(
             decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(process.terminationStatus == 141, "\(errorText)")
@@ -201,7 +202,7 @@ struct FIFOTests {
             if result?.status == 0 { break }
             usleep(20_000)
         }
-        reader.waitUntilExit()
+        try MandelProcess.waitForExit(reader, waitingFor: "the reader of the named pipe to exit", deadline: 30)
         #expect(result?.status == 0, "\(result?.standardError ?? "")")
         #expect(try PNGImage(contentsOf: folder + "/copy.png").width == 20)
     }
@@ -345,7 +346,7 @@ struct ProgressTests {
         let (process, seen) = try MandelProcess.startAndWaitForProgress(
             ["render", "--size", "1000000x1000000", "--progress", "-o", "/dev/null"], in: folder)
         process.interrupt()
-        process.waitUntilExit()
+        try MandelProcess.waitForExit(process, waitingFor: "mandel to exit after SIGINT", deadline: 30)
         #expect(seen.contains("mandel: progress: "))
         let total = seen.split(separator: "/").dropFirst().first?.split(separator: " ").first.flatMap { Int($0) }
         #expect((total ?? 0) > Int(UInt32.max), "\(seen)")

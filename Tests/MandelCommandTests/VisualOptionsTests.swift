@@ -1,3 +1,4 @@
+import Deadline
 import Foundation
 import ImageFiles
 import Testing
@@ -52,8 +53,13 @@ struct VisualOptionsTests {
         let output = Pipe()
         terminal.standardOutput = output
         try terminal.run()
+        let watchdog = MandelProcess.Watchdog(terminal, seconds: MandelProcess.deadlineSeconds)
         let shown = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         terminal.waitUntilExit()
+        if watchdog.disarm() {
+            throw DeadlinePassed(
+                waitingFor: "mandel --progress on a terminal to exit", seconds: MandelProcess.deadlineSeconds)
+        }
         #expect(terminal.terminationStatus == 0)
         #expect(shown.contains("tiles") && shown.contains("\r\u{1B}[K["), "a bar drawn in place: \(shown)")
         #expect(shown.contains("\r\u{1B}[K") && shown.contains("left"), "an estimate of the time left")

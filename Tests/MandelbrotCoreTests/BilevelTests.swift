@@ -1,3 +1,4 @@
+import Deadline
 import MandelbrotCore
 import Testing
 
@@ -14,7 +15,11 @@ struct BilevelTests {
                     size: ImageSize(width: width, height: 9),
                     region: .view(Viewport(centerReal: -0.7, centerImaginary: 0.2, zoom: 1.1)), iterations: 60,
                     colorScheme: .bw, split: .tiles, tileSize: tile, kernel: kernel)
-                let (canvas, _) = try await PictureRender.render(job, with: SerialStrategy())
+                let (canvas, _) = try await withDeadline(
+                    waitingFor: "serial rendering \(job.size.width)x\(job.size.height)"
+                ) {
+                    try await PictureRender.render(job, with: SerialStrategy())
+                }
                 #expect(canvas.format == .bilevel && canvas.bytesPerRow == (width + 7) / 8)
                 let grid = SampleGrid.of(job)
                 var wrong = 0

@@ -1,3 +1,4 @@
+import Deadline
 import MandelbrotCore
 import Testing
 
@@ -110,7 +111,11 @@ struct BenchmarksGameTests {
     func matchesTask(n: Int) async throws {
         let job = RenderJob(
             size: ImageSize(width: n, height: n), region: .benchmarksGame, iterations: 50, colorScheme: .bw)
-        let (canvas, report) = try await PictureRender.render(job, with: SerialStrategy())
+        let (canvas, report) = try await withDeadline(
+            waitingFor: "serial rendering \(job.size.width)x\(job.size.height)"
+        ) {
+            try await PictureRender.render(job, with: SerialStrategy())
+        }
         var mismatches = 0
         var usefulIterations: UInt64 = 0
         for y in 0..<n {

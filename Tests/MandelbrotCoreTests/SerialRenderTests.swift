@@ -1,3 +1,4 @@
+import Deadline
 import Dispatch
 import MandelbrotCore
 import Testing
@@ -30,7 +31,9 @@ func referenceCounts(
 
 /// Renders `job` with the serial strategy and returns the canvas.
 func serialCanvas(_ job: RenderJob) async throws -> PixelBuffer {
-    let (canvas, _) = try await PictureRender.render(job, with: SerialStrategy())
+    let (canvas, _) = try await withDeadline(waitingFor: "serial rendering \(job.size.width)x\(job.size.height)") {
+        try await PictureRender.render(job, with: SerialStrategy())
+    }
     return canvas
 }
 
@@ -119,7 +122,9 @@ struct SerialRenderTests {
     @Test("the iteration total is the sum of the counts")
     func iterationTotal() async throws {
         let job = RenderJob(size: ImageSize(width: 33, height: 17), iterations: 80, colorScheme: .bw)
-        let (_, report) = try await PictureRender.render(job, with: SerialStrategy())
+        let (_, report) = try await withDeadline(waitingFor: "serial rendering \(job.size.width)x\(job.size.height)") {
+            try await PictureRender.render(job, with: SerialStrategy())
+        }
         let expected = referenceCounts(width: 33, height: 17, centerReal: -0.5, centerImaginary: 0, zoom: 1, limit: 80)
         #expect(report.totalIterations == UInt64(expected.reduce(0, +)))
         #expect(report.tiles.allSatisfy { $0.isFinished })

@@ -1,3 +1,4 @@
+import Deadline
 import Dispatch
 import MandelbrotCore
 import Platform
@@ -50,7 +51,9 @@ struct BandedRenderTests {
         collector: BandCollector = BandCollector()
     ) async throws -> (BandCollector, RenderReport) {
         let render = try PictureRender(job: job, bandHeight: bandHeight, cancellation: cancellation)
-        let report = try await render.run(strategy, sink: collector)
+        let report = try await withDeadline(waitingFor: "\(strategy.name) rendering in bands of \(bandHeight) rows") {
+            try await render.run(strategy, sink: collector)
+        }
         return (collector, report)
     }
 
@@ -123,8 +126,9 @@ struct BandedRenderTests {
             return nil
         }
         let render = try PictureRender(job: job, bandHeight: 8)
-        _ = try await render.run(strategy(named: strategyName), sink: collector) {
-            finishedTiles.withLock { $0 += 1 }
+        let strategy = strategy(named: strategyName)
+        _ = try await withDeadline(waitingFor: "\(strategyName) rendering bands while band 0 is held") {
+            try await render.run(strategy, sink: collector) { finishedTiles.withLock { $0 += 1 } }
         }
         #expect(collector.rowsDelivered == 64)
     }

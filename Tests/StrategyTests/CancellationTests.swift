@@ -1,3 +1,4 @@
+import Deadline
 import Dispatch
 import MandelbrotCore
 import Platform
@@ -63,12 +64,14 @@ struct CancellationTests {
         let finished = Locked(0)
         let render = try PictureRender(job: job, cancellation: flag)
         let error = await #expect(throws: RenderCancelled.self) {
-            _ = try await render.run(strategy, cancellationMode: .native) {
-                if finished.withLock({
-                    $0 += 1
-                    return $0 == 10
-                }) {
-                    flag.cancel()
+            _ = try await withDeadline(waitingFor: "\(strategyName) stopping after its own cancel") {
+                try await render.run(strategy, cancellationMode: .native) {
+                    if finished.withLock({
+                        $0 += 1
+                        return $0 == 10
+                    }) {
+                        flag.cancel()
+                    }
                 }
             }
         }

@@ -1,3 +1,4 @@
+import Deadline
 import MandelbrotCore
 import Testing
 
@@ -17,7 +18,9 @@ struct HistogramSharingTests {
         _ job: RenderJob, with strategy: any RenderStrategy, sharing: HistogramSharing
     ) async throws -> (PixelBuffer, RenderReport) {
         let render = try PictureRender(job: job, histogramMerges: [sharing.merge])
-        let report = try await render.run(strategy, sharing: sharing)
+        let report = try await withDeadline(waitingFor: "\(strategy.name) rendering with \(sharing)") {
+            try await render.run(strategy, sharing: sharing)
+        }
         return (render.canvas!, report)
     }
 

@@ -1,3 +1,4 @@
+import Deadline
 import Dispatch
 import MandelbrotCore
 import Platform
@@ -22,16 +23,21 @@ struct PreviewTests {
             (ColorScheme.smooth, 1, 3), (.bw, 1, 4), (.gray, 2, 5), (.smooth, 1, 101),
         ] {
             let job = Self.job(color: color, split: split, supersampling: supersampling)
-            let (plain, _) = try await PictureRender.render(job, with: SerialStrategy())
+            let (plain, _) = try await withDeadline(waitingFor: "serial rendering the plain picture") {
+                try await PictureRender.render(job, with: SerialStrategy())
+            }
             let render = try PictureRender(job: job, previewEvery: every)
             let delivered = Locked<(seconds: Double, onMainQueue: Bool, checksum: UInt64)?>(nil)
             let previewCanvas = try #require(render.previewCanvas)
-            let report = try await render.run(
-                strategy(named: strategyName),
-                onPreview: { seconds in
-                    let onMain = DispatchQueue.getSpecific(key: ContractWatch.mainQueueKey) == 42
-                    delivered.withLock { $0 = (seconds, onMain, previewCanvas.checksum) }
-                })
+            let strategy = strategy(named: strategyName)
+            let report = try await withDeadline(waitingFor: "\(strategyName) rendering with a preview every \(every)") {
+                try await render.run(
+                    strategy,
+                    onPreview: { seconds in
+                        let onMain = DispatchQueue.getSpecific(key: ContractWatch.mainQueueKey) == 42
+                        delivered.withLock { $0 = (seconds, onMain, previewCanvas.checksum) }
+                    })
+            }
             let label = "\(strategyName) \(split) \(color) every \(every)"
             #expect(render.canvas!.checksum == plain.checksum, "the full picture is unchanged: \(label)")
             let preview = try #require(delivered.withLock { $0 }, "no preview: \(label)")

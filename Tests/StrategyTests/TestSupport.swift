@@ -1,3 +1,4 @@
+import Deadline
 import Dispatch
 import MandelbrotCore
 import Platform
@@ -17,7 +18,9 @@ func strategy(named name: String) -> any RenderStrategy {
 func render(
     _ job: RenderJob, with strategy: any RenderStrategy, cancellation: CancellationFlag = CancellationFlag()
 ) async throws -> (PixelBuffer, RenderReport) {
-    try await PictureRender.render(job, with: strategy, cancellation: cancellation)
+    try await withDeadline(waitingFor: "\(strategy.name) rendering \(job.size.width)x\(job.size.height)") {
+        try await PictureRender.render(job, with: strategy, cancellation: cancellation)
+    }
 }
 
 /// A strategy that runs another and watches how it keeps the contract: where its

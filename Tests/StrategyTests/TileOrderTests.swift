@@ -1,3 +1,4 @@
+import Deadline
 import MandelbrotCore
 import Testing
 
@@ -42,7 +43,9 @@ struct TileOrderTests {
         PixelBuffer, RenderReport
     ) {
         let render = try PictureRender(job: job)
-        let report = try await render.run(strategy, order: order)
+        let report = try await withDeadline(waitingFor: "\(strategy.name) rendering in \(order) order") {
+            try await render.run(strategy, order: order)
+        }
         return (render.canvas!, report)
     }
 

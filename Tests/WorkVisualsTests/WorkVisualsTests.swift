@@ -1,3 +1,4 @@
+import Deadline
 import Foundation
 import MandelbrotCore
 import StrategyCatalog
@@ -7,7 +8,9 @@ import WorkVisuals
 /// Renders with the thread strategy and returns the canvas, counts and report.
 func renderWithThreads(_ job: RenderJob) async throws -> (PixelBuffer, IterationCounts, RenderReport) {
     let render = try PictureRender(job: job, keepsCounts: true)
-    let report = try await render.run(StrategyCatalog.strategy(named: "thread")!)
+    let report = try await withDeadline(waitingFor: "thread rendering \(job.size.width)x\(job.size.height)") {
+        try await render.run(StrategyCatalog.strategy(named: "thread")!)
+    }
     return (render.canvas!, render.counts!, report)
 }
 

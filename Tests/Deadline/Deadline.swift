@@ -1,0 +1,45 @@
+import Dispatch
+import Synchronization
+
+/// A wait that ran out: what the test was waiting for, and for how long.
+public struct DeadlinePassed: Error, CustomStringConvertible {
+    /// What the test waited for: "gcd rendering 41x29 in bands of 7 rows".
+    public let waitingFor: String
+    /// How long it waited, in seconds.
+    public let seconds: Double
+
+    public init(waitingFor: String, seconds: Double) {
+        self.waitingFor = waitingFor
+        self.seconds = seconds
+    }
+
+    public var description: String { "gave up after \(seconds) s waiting for \(waitingFor)" }
+}
+
+/// How long a test waits for one render in process: a hundred times what the slowest render of the
+/// suite takes alone on a loaded machine (well under a second), and short of the minutes a hung
+/// render would otherwise hold the whole run for.
+public let renderDeadlineSeconds = 60.0
+
+/// Runs `body` and returns what it returns, or throws ``DeadlinePassed`` if it has not finished
+/// within `seconds`.
+///
+/// A body that never finishes is left running (there is no safe way to stop a hung render),
+/// but the test fails at once and says what it was waiting for, and the run goes on.
+public func withDeadline<Value: Sendable>(
+    seconds: Double = renderDeadlineSeconds, waitingFor what: String,
+    _ body: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+        let pending = Mutex<CheckedContinuation<Value, any Error>?>(continuation)
+        let finish = { @Sendable (result: Result<Value, any Error>) in
+            pending.withLock { $0.take() }?.resume(with: result)
+        }
+        Task {
+            do { finish(.success(try await body())) } catch { finish(.failure(error)) }
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
+            finish(.failure(DeadlinePassed(waitingFor: what, seconds: seconds)))
+        }
+    }
+}
