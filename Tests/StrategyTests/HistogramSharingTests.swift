@@ -84,6 +84,26 @@ struct HistogramSharingTests {
         }
     }
 
+    @Test(
+        "merging and waiting take no more than the render's wall time on its workers and merge queue",
+        arguments: HistogramMerge.allCases)
+    func mergeTimeBounded(merge: HistogramMerge) async throws {
+        // A picture with tens of thousands of escaped samples, merged one at a time: enough merging
+        // that the time it reports, in the wrong unit, would pass the bound many times over.
+        var job = Self.job()
+        job.size = ImageSize(width: 320, height: 240)
+        let (_, report) = try await Self.render(
+            job, with: strategy(named: "thread"), sharing: HistogramSharing(merge: merge, batch: 1))
+        let statistics = try #require(report.merge)
+        #expect(statistics.values > 10_000)
+        let threads = Double(job.workers + 1)
+        #expect(statistics.mergeSeconds > 0 && statistics.waitSeconds >= 0)
+        #expect(
+            statistics.mergeSeconds + statistics.waitSeconds <= report.wallSeconds * threads,
+            "\(merge): \(statistics.mergeSeconds) s merging, \(statistics.waitSeconds) s waiting, \(report.wallSeconds) s wall"
+        )
+    }
+
     @Test("a render without histogram colouring has no merge statistics")
     func noHistogram() async throws {
         var job = Self.job()
