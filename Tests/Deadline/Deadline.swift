@@ -35,11 +35,24 @@ public func withDeadline<Value: Sendable>(
         let finish = { @Sendable (result: Result<Value, any Error>) in
             pending.withLock { $0.take() }?.resume(with: result)
         }
-        Task {
+        // Off the cooperative pool: on two processors it has two threads, which tests that block
+        // (waiting for a child process, say) can hold for seconds, and the clock would run meanwhile.
+        Task(executorPreference: DispatchTaskExecutor.shared) {
             do { finish(.success(try await body())) } catch { finish(.failure(error)) }
         }
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds) {
             finish(.failure(DeadlinePassed(waitingFor: what, seconds: seconds)))
         }
+    }
+}
+
+/// Runs tasks' jobs on Dispatch's global queue, whose threads are not the cooperative pool's.
+final class DispatchTaskExecutor: TaskExecutor {
+    static let shared = DispatchTaskExecutor()
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        DispatchQueue.global().async { job.runSynchronously(on: executor) }
     }
 }
