@@ -24,24 +24,15 @@ public struct ApplyStrategy: RenderStrategy {
         "concurrentPerform returns once every iteration has run: the second loop is the next statement"
     }
 
-    /// Both loops, one after the other, on one background queue; returns at once.
-    public func start(
-        _ first: RenderWork, then second: RenderWork, firstDone: @escaping @Sendable () -> Void,
-        completion: @escaping @Sendable () -> Void
-    ) {
+    /// The loops, one after the other, on one background queue; returns at once.
+    public func start(_ run: StrategyRun, completion: @escaping @Sendable () -> Void) {
         DispatchQueue(label: "mandel.apply", qos: .userInitiated).async {
+            let first = run.first
             DispatchQueue.concurrentPerform(iterations: first.plan.workerCount) { first.renderShare(of: $0) }
-            DispatchQueue.main.async(execute: firstDone)
-            DispatchQueue.concurrentPerform(iterations: second.plan.workerCount) { second.renderShare(of: $0) }
-            DispatchQueue.main.async(execute: completion)
-        }
-    }
-
-    /// Starts the parallel loop on a background queue and returns.
-    public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
-        DispatchQueue(label: "mandel.apply", qos: .userInitiated).async {
-            DispatchQueue.concurrentPerform(iterations: work.plan.workerCount) { worker in
-                work.renderShare(of: worker)
+            if let then = run.then {
+                DispatchQueue.main.async(execute: then.firstDone)
+                let second = then.work
+                DispatchQueue.concurrentPerform(iterations: second.plan.workerCount) { second.renderShare(of: $0) }
             }
             DispatchQueue.main.async(execute: completion)
         }

@@ -251,7 +251,8 @@ public final class PictureRender: Sendable {
                     registry: registry, cancellation: cancellation, cancellationMode: cancellationMode,
                     tileWait: tileWait,
                     waitsAsynchronously: tileWait.mode == .async && strategy.asynchronousWait != nil,
-                    order: order, ranking: order == .centre ? ranking : nil, onTileFinished: onTileFinished)
+                    order: order, ranking: order == .centre ? ranking : nil,
+                    prioritises: strategy.priorityFacility != nil, onTileFinished: onTileFinished)
             }
             var failure: RenderFailure?
             if let preview {

@@ -3,21 +3,45 @@
 /// A strategy decides only which thread renders which tile; the pixels come
 /// from ``RenderWork/renderTile(_:)`` whoever calls it, so every strategy
 /// produces the same picture.
+///
+/// ## The contract
+///
+/// A driver receives a ``StrategyRun``: one ``RenderWork``, or a preview and the picture that
+/// depends on it (``StrategyRun/then``). Everything that is not the mechanism is decided in
+/// the core; the driver writes only how its mechanism does what each work asks:
+///
+/// - **What to submit**: one `switch` over ``RenderWork/submission``:
+///   - ``Submission/shares(_:)``: one worker per share, rendering its tiles in order;
+///   - ``Submission/takers(count:)``: that many workers, each calling ``RenderWork/nextTile()``
+///     when it is about to render (never ahead: a tile held by queued work can stall a band),
+///     until it returns nil;
+///   - ``Submission/prioritised(_:)`` (only if ``priorityFacility`` is not nil): every tile at
+///     once, in row order, at the mechanism's level ``TilePriorities/level(of:among:)`` gives.
+///
+///   A worker that only loops on one thread calls ``RenderWork/renderShare(of:while:)``, which
+///   does all three.
+/// - **Each tile**: ``RenderWork/renderTile(_:)``; it returns false once the render is cancelled,
+///   and the worker stops. A blocking tile wait happens inside it.
+/// - **After each tile**: if ``RenderWork/asynchronousWait`` is set (only when
+///   ``asynchronousWait`` is not nil), wait that long the mechanism's own non-blocking way.
+/// - **What follows the preview**: with ``StrategyRun/then``, start its work only once every tile
+///   of the first is done, expressed in the mechanism's own way (``dependency``); call its
+///   `firstDone` exactly once on the main queue in between.
+/// - **Cancellation**: register the mechanism's own cancel with ``StrategyRun/onCancel(_:)``
+///   (what it can do is ``nativeCancellation``); the shared flag is checked by the core.
+/// - **Failure**: a thread that will not start is reported with ``RenderWork/reportFailure(_:)``
+///   on ``StrategyRun/last``; the completion still comes once the started workers have stopped.
+/// - **The end**: call `completion` exactly once, **on the main queue**, after every worker's
+///   last tile of the last render. Never block the main queue.
 public protocol RenderStrategy: Sendable {
     /// The strategy's name (`serial`, `thread`, `operation`, `gcd`, …), as users type it.
     var name: String { get }
     /// One line on how the strategy works.
     var summary: String { get }
 
-    /// Starts rendering every tile of `work` and returns without waiting
-    /// (except the `serial` baseline, which works on the calling thread).
-    ///
-    /// Implementations must follow the plan (``WorkPlan/tiles(of:)`` for a
-    /// static plan, ``RenderWork/nextTile()`` for a dynamic one), stop taking
-    /// tiles once ``RenderWork/isCancelled`` is set, report a thread that will
-    /// not start with ``RenderWork/reportFailure(_:)``, and call `completion`
-    /// exactly once, **on the main queue**, after every worker's last tile.
-    func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void)
+    /// Starts `run` and returns without waiting (except the `serial` baseline, which works
+    /// on the main queue): see "The contract" above.
+    func start(_ run: StrategyRun, completion: @escaping @Sendable () -> Void)
 
     /// How many workers run `plan` at once; the plan's worker count unless the strategy ignores it.
     func concurrentWorkers(for plan: WorkPlan) -> Int
@@ -38,23 +62,13 @@ public protocol RenderStrategy: Sendable {
 
     /// The mechanism's own priority facility, in words; nil if it has none that orders work.
     ///
-    /// A strategy that has one, given a ``TileOrder/centre`` render of a dynamic plan,
-    /// submits every tile in row order with the priority ``RenderWork/priorityClass(of:among:)``
-    /// gives it and lets the mechanism choose. Without one it takes tiles from
-    /// ``RenderWork/nextTile()``, which hands them out centre first.
+    /// A strategy that has one is given ``Submission/prioritised(_:)`` for a ``TileOrder/centre``
+    /// render and submits every tile in row order with the level ``TilePriorities/level(of:among:)``
+    /// gives it, letting the mechanism choose. Without one it is given takers, and
+    /// ``RenderWork/nextTile()`` hands tiles out centre first.
     var priorityFacility: String? { get }
 
-    /// Renders every tile of `first`, then every tile of `second`, which depends on it: the
-    /// dependency expressed in the mechanism's own way (``dependency``).
-    ///
-    /// Calls `firstDone` exactly once, on the main queue, once `first`'s last tile is done (the
-    /// work of `second` may be under way by then), and `completion` exactly once, on the main
-    /// queue, after `second`'s last tile. The default starts `second` from `first`'s completion.
-    func start(
-        _ first: RenderWork, then second: RenderWork, firstDone: @escaping @Sendable () -> Void,
-        completion: @escaping @Sendable () -> Void)
-
-    /// How the mechanism makes one render wait for another, in words.
+    /// How the mechanism makes the dependent render of a ``StrategyRun`` wait for the first, in words.
     var dependency: String { get }
 }
 
@@ -89,17 +103,4 @@ extension RenderStrategy {
     /// None: tiles come centre first from the shared counter.
     public var priorityFacility: String? { nil }
 
-    /// The first render's completion, on the main queue, starts the second.
-    public func start(
-        _ first: RenderWork, then second: RenderWork, firstDone: @escaping @Sendable () -> Void,
-        completion: @escaping @Sendable () -> Void
-    ) {
-        start(first) {
-            firstDone()
-            start(second, completion: completion)
-        }
-    }
-
-    /// The default's words.
-    public var dependency: String { "the first render's completion on the main queue starts the second" }
 }

@@ -29,6 +29,8 @@ public final class RenderWork: Sendable {
     }
     /// The order the tiles should be rendered in (``TileOrder/centre`` only for a dynamic plan of one band).
     public let order: TileOrder
+    /// What the strategy submits: every tile with its priority, takers, or fixed shares.
+    public let submission: Submission
     /// For ``TileOrder/centre``: the tiles ranked by distance from the centre.
     private let ranking: CentreRanking?
     /// How long ``renderTile(_:)`` sleeps after each tile, in nanoseconds (0: not at all).
@@ -50,11 +52,13 @@ public final class RenderWork: Sendable {
         plan: WorkPlan, firstTile: Int, picturePlan: WorkPlan, pass: RenderPass, renderer: any TileRenderer,
         pipeline: BandPipeline, registry: WorkerRegistry, cancellation: CancellationFlag,
         cancellationMode: CancellationMode = .flag, tileWait: TileWait = .none, waitsAsynchronously: Bool = false,
-        order: TileOrder = .rows, ranking: CentreRanking? = nil, onTileFinished: (@Sendable () -> Void)?
+        order: TileOrder = .rows, ranking: CentreRanking? = nil, prioritises: Bool = false,
+        onTileFinished: (@Sendable () -> Void)?
     ) {
         precondition(order == .rows || ranking != nil, "a centre-first render needs its ranking")
         self.order = order
         self.ranking = order == .centre ? ranking : nil
+        submission = Self.submission(of: plan, ranking: self.ranking, prioritises: prioritises)
         self.cancellationMode = cancellationMode
         let waits = tileWait.nanoseconds > 0
         asynchronousWait = waits && waitsAsynchronously ? .nanoseconds(Int64(tileWait.nanoseconds)) : nil
@@ -69,6 +73,20 @@ public final class RenderWork: Sendable {
         self.cancellation = cancellation
         self.onTileFinished = onTileFinished
         onCancel { [pipeline] in pipeline.wakeWaiters() }
+    }
+
+    /// What a strategy submits for `plan`: every tile with its priority when the mechanism has
+    /// a priority facility (`prioritises`) and the render is centre first; otherwise a taker
+    /// per worker for a dynamic plan, whose shared counter hands tiles out in the render's
+    /// order; otherwise each worker's fixed share.
+    private static func submission(of plan: WorkPlan, ranking: CentreRanking?, prioritises: Bool) -> Submission {
+        if plan.isDynamic, prioritises, let ranking {
+            .prioritised(TilePriorities(tileCount: plan.tileCount, ranking: ranking))
+        } else if plan.isDynamic {
+            .takers(count: plan.workerCount)
+        } else {
+            .shares((0..<plan.workerCount).map(plan.tiles(of:)))
+        }
     }
 
     /// Whether the core stops the render: the shared flag is set, and the mode is ``CancellationMode/flag``.
@@ -122,16 +140,6 @@ public final class RenderWork: Sendable {
         return ranking.map { $0.sequence[index] } ?? index
     }
 
-    /// For a centre-first render, the priority class of `tile` among `classes` classes:
-    /// 0 for the most central tiles, `classes - 1` for the farthest, each class holding an
-    /// equal share of the tiles. 0 for every tile in row order.
-    ///
-    /// What a strategy with a priority facility maps onto its mechanism's levels.
-    public func priorityClass(of tile: Int, among classes: Int) -> Int {
-        guard let ranking else { return 0 }
-        return ranking.rank[tile] * classes / plan.tileCount
-    }
-
     /// Renders worker `worker`'s share of the plan on the calling thread, then returns:
     /// its fixed tiles in a static plan, or tiles from the shared counter in a dynamic one.
     ///
@@ -141,12 +149,14 @@ public final class RenderWork: Sendable {
     /// It stops at the first cancelled tile, or as soon as `shouldContinue`
     /// (a mechanism's own cancel state, such as `Thread.isCancelled`) says no.
     public func renderShare(of worker: Int, while shouldContinue: () -> Bool = { true }) {
-        if plan.isDynamic {
+        switch submission {
+        case .prioritised, .takers:
             while shouldContinue(), let tile = nextTile() {
                 guard renderTile(tile) else { return }
             }
-        } else if worker < plan.workerCount {
-            for tile in plan.tiles(of: worker) {
+        case .shares(let shares):
+            guard worker < shares.count else { return }
+            for tile in shares[worker] {
                 guard shouldContinue(), renderTile(tile) else { return }
             }
         }

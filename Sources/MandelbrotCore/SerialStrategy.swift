@@ -19,19 +19,32 @@ public struct SerialStrategy: RenderStrategy {
     /// None: the main thread does the work.
     public func threadsStarted(for plan: WorkPlan) -> Int { 0 }
 
+    public var dependency: String { "the first render's completion on the main queue starts the second" }
+
     /// Renders every tile on the main queue, as the book's first way draws on the main
     /// thread, then calls `completion` there: the main queue is held for the whole render.
-    public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
+    public func start(_ run: StrategyRun, completion: @escaping @Sendable () -> Void) {
         DispatchQueue.main.async {
-            if work.plan.isDynamic {
-                // The shared counter's order: row by row, or centre first.
-                while let tile = work.nextTile(), work.renderTile(tile) {}
-            } else {
-                for index in 0..<work.plan.tileCount {
-                    guard work.renderTile(index) else { break }
-                }
+            Self.render(run.first)
+            guard let then = run.then else { return completion() }
+            then.firstDone()
+            DispatchQueue.main.async {
+                Self.render(then.work)
+                completion()
             }
-            completion()
+        }
+    }
+
+    /// Every tile of `work` in turn, on the calling thread.
+    private static func render(_ work: RenderWork) {
+        switch work.submission {
+        case .prioritised, .takers:
+            // The shared counter's order: row by row, or centre first.
+            while let tile = work.nextTile(), work.renderTile(tile) {}
+        case .shares:
+            for index in 0..<work.plan.tileCount {
+                guard work.renderTile(index) else { break }
+            }
         }
     }
 }

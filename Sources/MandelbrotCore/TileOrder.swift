@@ -5,7 +5,7 @@ public enum TileOrder: String, CaseIterable, Sendable {
     /// Nearest the picture's centre first, where a viewer looks first.
     ///
     /// A strategy whose mechanism has a priority facility (``RenderStrategy/priorityFacility``)
-    /// submits its tiles in row order with each tile's priority (``RenderWork/priorityClass(of:among:)``)
+    /// submits its tiles in row order with each tile's priority (``Submission/prioritised(_:)``)
     /// and lets the mechanism choose; whether it does is what there is to measure. Every other
     /// strategy takes tiles from ``RenderWork/nextTile()``, which hands them out centre first.
     case centre

@@ -1,5 +1,4 @@
 public import MandelbrotCore
-import Platform
 
 /// Swift structured concurrency: a `TaskGroup` of child tasks on the cooperative pool.
 ///
@@ -40,103 +39,70 @@ public struct TaskGroupStrategy: RenderStrategy {
         "structured awaiting: the owning task awaits the first render's TaskGroup, then runs the second's"
     }
 
-    /// Starts the task that owns the group and returns.
-    public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
+    /// Starts the task that owns the groups and returns: it awaits the first render's group,
+    /// then the dependent render's, if any.
+    public func start(_ run: StrategyRun, completion: @escaping @Sendable () -> Void) {
         // The task's own cancel, registered before the task exists (so it cannot race with a
         // render that finishes first); cancelling the owning task cancels the group's children.
         let owner = OwningTask()
-        work.onCancel { owner.cancel() }
+        run.onCancel { owner.cancel() }
         owner.set(
             Task.detached(priority: .userInitiated) {
-                await Self.render(work)
-                await MainActor.run { completion() }
-            })
-    }
-
-    /// One task awaits the first render's group, then the second's.
-    public func start(
-        _ first: RenderWork, then second: RenderWork, firstDone: @escaping @Sendable () -> Void,
-        completion: @escaping @Sendable () -> Void
-    ) {
-        let owner = OwningTask()
-        first.onCancel { owner.cancel() }
-        second.onCancel { owner.cancel() }
-        owner.set(
-            Task.detached(priority: .userInitiated) {
-                await Self.render(first)
-                // The main queue hears of it; the second render does not wait for the main queue.
-                Task { @MainActor in firstDone() }
-                await Self.render(second)
+                await Self.render(run.first)
+                if let then = run.then {
+                    // The main queue hears of it; the second render does not wait for the main queue.
+                    Task { @MainActor in then.firstDone() }
+                    await Self.render(then.work)
+                }
                 await MainActor.run { completion() }
             })
     }
 
     /// Renders every tile of `work` in a task group, and returns when the group is done.
+    ///
+    /// A child says whether it was a taker that found a tile: then the group adds the next taker.
     private static func render(_ work: RenderWork) async {
-        if work.plan.isDynamic && work.order == .centre {
-            // Row order, each with its priority: the pool decides what runs first.
-            await withTaskGroup(of: Void.self) { group in
-                for tile in 0..<work.plan.tileCount {
-                    let priority = Self.priorities[work.priorityClass(of: tile, among: Self.priorities.count)]
-                    group.addTask(priority: priority) {
-                        guard !Task.isCancelled, work.renderTile(tile) else { return }
-                        if let wait = work.asynchronousWait { try? await Task.sleep(for: wait) }
-                    }
-                }
-                while await group.next() != nil {
-                    if work.isCancelled { group.cancelAll() }
+        await withTaskGroup(of: Bool.self) { group in
+            /// A child that takes its tile when it runs, not when it is added: a tile is only
+            /// ever held by a task that is rendering it.
+            func addTaker() {
+                group.addTask {
+                    guard !Task.isCancelled, let tile = work.nextTile() else { return false }
+                    return await renderInTurn(CollectionOfOne(tile), of: work)
                 }
             }
-        } else if work.plan.isDynamic {
-            await withTaskGroup(of: Bool.self) { group in
-                // A child takes its tile when it runs, not when it is added: a tile is only
-                // ever held by a task that is rendering it. It says whether it found one.
-                func addChild() {
-                    group.addTask {
-                        guard !Task.isCancelled, let tile = work.nextTile(), work.renderTile(tile)
-                        else { return false }
-                        if let wait = work.asynchronousWait { try? await Task.sleep(for: wait) }
-                        return true
+            switch work.submission {
+            case .prioritised(let priorities):
+                // Row order, each with its priority: the pool decides what runs first.
+                for tile in priorities.tiles {
+                    group.addTask(priority: priorities.level(of: tile, among: Self.priorities)) {
+                        _ = await renderInTurn(CollectionOfOne(tile), of: work)
+                        return false
                     }
                 }
-                for _ in 0..<work.plan.workerCount { addChild() }
-                while let rendered = await group.next() {
-                    if work.isCancelled { group.cancelAll() }
-                    if rendered { addChild() }
+            case .takers(let count):
+                for _ in 0..<count { addTaker() }
+            case .shares(let shares):
+                for share in shares {
+                    group.addTask {
+                        _ = await renderInTurn(share, of: work)
+                        return false
+                    }
                 }
             }
-        } else {
-            await withTaskGroup(of: Void.self) { group in
-                for worker in 0..<work.plan.workerCount {
-                    group.addTask {
-                        for tile in work.plan.tiles(of: worker) {
-                            guard !Task.isCancelled, work.renderTile(tile) else { break }
-                            if let wait = work.asynchronousWait { try? await Task.sleep(for: wait) }
-                        }
-                    }
-                }
+            while let tookTile = await group.next() {
+                if work.isCancelled { group.cancelAll() }
+                if tookTile { addTaker() }
             }
         }
     }
-}
 
-/// The task that owns the group, once it exists, and whether it was cancelled before then.
-final class OwningTask: Sendable {
-    private let state = Locked<(task: Task<Void, Never>?, cancelled: Bool)>((nil, false))
-
-    func set(_ task: Task<Void, Never>) {
-        let cancelled = state.withLock { state in
-            state.task = task
-            return state.cancelled
+    /// Renders `tiles` in turn, each followed by the tile wait; false if cancelled first.
+    private static func renderInTurn(_ tiles: some Sequence<Int>, of work: RenderWork) async -> Bool {
+        for tile in tiles {
+            guard !Task.isCancelled, work.renderTile(tile) else { return false }
+            if let wait = work.asynchronousWait { try? await Task.sleep(for: wait) }
         }
-        if cancelled { task.cancel() }
-    }
-
-    func cancel() {
-        let task = state.withLock { state in
-            state.cancelled = true
-            return state.task
-        }
-        task?.cancel()
+        return true
     }
 }

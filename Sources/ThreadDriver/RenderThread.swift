@@ -30,12 +30,11 @@ final class RenderThread: Thread {
         // A name set before start() is lost on Linux, so the thread names itself.
         Thread.current.name = "mandel.worker.\(arguments.worker)"
         // Between tiles the thread also honours its own cancel, as the book's threads do.
-        arguments.work.renderShare(of: arguments.worker) { !isCancelled }
-        if let (rendezvous, next) = arguments.then {
-            // By hand: every thread waits here until all have finished the first render.
-            rendezvous.arriveAndWait()
-            next.renderShare(of: arguments.worker) { !isCancelled }
-        }
+        // By hand, with a dependent render: every thread waits at the rendezvous until all
+        // have finished the first render.
+        let rendezvous = arguments.rendezvous
+        arguments.run.renderShares(
+            of: arguments.worker, meeting: { rendezvous?.arriveAndWait() }, while: { !isCancelled })
         // The Swift analogue of performSelectorOnMainThread: the last thing this thread does.
         DispatchQueue.main.async(execute: arguments.exitOnMainQueue)
     }

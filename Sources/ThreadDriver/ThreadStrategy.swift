@@ -32,40 +32,22 @@ public struct ThreadStrategy: RenderStrategy {
             + "thread has, then renders its share of the second"
     }
 
-    /// Starts one thread per worker of the larger plan, each rendering both in turn; returns at once.
-    public func start(
-        _ first: RenderWork, then second: RenderWork, firstDone: @escaping @Sendable () -> Void,
-        completion: @escaping @Sendable () -> Void
-    ) {
-        let workerCount = max(first.plan.workerCount, second.plan.workerCount)
+    /// Starts one thread per worker of the larger plan, each rendering its share of every
+    /// render in turn; returns at once.
+    public func start(_ run: StrategyRun, completion: @escaping @Sendable () -> Void) {
+        let workerCount = run.workerCount
         let tally = FinishedThreadTally(expected: workerCount, completion: completion)
-        let rendezvous = Rendezvous(expected: workerCount) { DispatchQueue.main.async(execute: firstDone) }
-        let threads = (0..<workerCount).map { worker in
-            RenderThread(
-                arguments: WorkerArguments(
-                    work: first, worker: worker, exitOnMainQueue: { tally.threadFinished() },
-                    then: (rendezvous, second)))
+        let rendezvous = run.then.map { then in
+            Rendezvous(expected: workerCount) { DispatchQueue.main.async(execute: then.firstDone) }
         }
-        let handles = ThreadHandles(threads: threads)
-        first.onCancel { handles.cancelAll() }
-        second.onCancel { handles.cancelAll() }
-        threads.forEach { $0.start() }
-    }
-
-    /// Starts one thread per planned worker and returns.
-    public func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
-        let workerCount = work.plan.workerCount
-        let tally = FinishedThreadTally(expected: workerCount, completion: completion)
         let threads = (0..<workerCount).map { worker in
             RenderThread(
                 arguments: WorkerArguments(
-                    work: work,
-                    worker: worker,
-                    exitOnMainQueue: { tally.threadFinished() }))
+                    run: run, worker: worker, rendezvous: rendezvous, exitOnMainQueue: { tally.threadFinished() }))
         }
         // A thread checks its own `isCancelled` between tiles; a cancel sets it on all of them.
         let handles = ThreadHandles(threads: threads)
-        work.onCancel { handles.cancelAll() }
+        run.onCancel { handles.cancelAll() }
         threads.forEach { $0.start() }
     }
 }

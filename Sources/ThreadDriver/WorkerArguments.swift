@@ -2,13 +2,12 @@ import MandelbrotCore
 
 /// Everything a worker thread needs, packed into one object because a thread's entry point takes one.
 struct WorkerArguments: Sendable {
-    /// The render.
-    let work: RenderWork
+    /// The renders: the thread renders its share of each in turn.
+    let run: StrategyRun
     /// This worker's number: its share of the plan, and its name.
     let worker: Int
+    /// With a dependent render, where the thread meets the others once its share of the first is done.
+    let rendezvous: Rendezvous?
     /// Runs on the main queue after the thread has finished its share.
     let exitOnMainQueue: @Sendable () -> Void
-    /// A render that depends on `work`: the thread meets the others at the rendezvous once its
-    /// share of `work` is done, then renders its share of this one.
-    var then: (rendezvous: Rendezvous, work: RenderWork)? = nil
 }

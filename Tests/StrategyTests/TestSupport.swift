@@ -53,10 +53,14 @@ final class ContractWatch: RenderStrategy, @unchecked Sendable {
     func threadsStarted(for plan: WorkPlan) -> Int { inner.threadsStarted(for: plan) }
     var nativeCancellation: NativeCancellation { inner.nativeCancellation }
 
-    func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
-        state.withLock { $0.works.append(WeakWork(work: work)) }
+    var dependency: String { inner.dependency }
+    var asynchronousWait: String? { inner.asynchronousWait }
+    var priorityFacility: String? { inner.priorityFacility }
+
+    func start(_ run: StrategyRun, completion: @escaping @Sendable () -> Void) {
+        state.withLock { $0.works += run.works.map { WeakWork(work: $0) } }
         let calls = Locked(0)
-        inner.start(work) {
+        inner.start(run) {
             let first = calls.withLock { calls in
                 calls += 1
                 return calls == 1
