@@ -12,7 +12,8 @@ struct NeverCompletes: RenderStrategy {
     var nativeCancellation: NativeCancellation { .none }
     var asynchronousWait: String? { nil }
     var priorityFacility: String? { nil }
-    func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {}
+    var dependency: String { "none: nothing ever completes" }
+    func start(_ run: StrategyRun, completion: @escaping @Sendable () -> Void) {}
 }
 
 @Suite("Deadlines")
