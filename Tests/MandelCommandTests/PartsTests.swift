@@ -76,3 +76,37 @@ struct PartsTests {
         #expect(try Self.file(folder, "stdout.png") == Self.file(folder, "one.png"), "\(picture)")
     }
 }
+
+/// Apart from the other suites so that the AddressSanitizer leg skips it (its name holds
+/// `BoundedMemoryTests`): ASan's quarantine makes resident memory meaningless there.
+@Suite("Parts: bounded memory")
+struct PartsBoundedMemoryTests {
+    @Test("a part of a tall picture renders in bands, and the join streams: both far below the picture's size")
+    func tallPicture() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // 2048 × 65536 gray is 128 MiB of pixels; far from the set, so that even the debug build takes seconds.
+        let picture = [
+            "render", "--size", "2048x65536", "--center", "30,30", "--zoom", "0.01", "--iterations", "20", "--color",
+            "gray", "--kernel", "scalar", "--json",
+        ]
+        for index in 0..<2 {
+            let result = try MandelProcess.run(picture + ["--part", "\(index)/2", "-o", "p\(index)"], in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+            let report = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
+            let peak = report["peak_resident_bytes"] as! Int
+            #expect(report["band_rows"] as? Int == 4096, "a 64 MiB part renders in bands of 8 MiB")
+            // As BoundedMemoryTests: the process, three 8 MiB bands in flight and the encoder, far below 64 MiB
+            // of the part's pixels plus its dictionary rows.
+            #expect(peak > 8 << 20 && peak < 80 << 20, "peak resident \(peak >> 20) MiB for a 64 MiB part")
+        }
+        let join = try MandelProcess.run(
+            ["join", "p1", "p0", "-o", "tall.png"], in: folder,
+            launch: MandelProcess.Launch(shellSetup: "exec /usr/bin/time -f 'peak %M' \"$0\" \"$@\"; :"))
+        #expect(join.status == 0, "\(join.standardError)")
+        let peak = join.standardError.split(separator: "\n").last.flatMap { Int($0.dropFirst(5)) } ?? 0
+        #expect(peak > 1024 && peak < 40 << 10, "the join's peak resident is \(peak) KiB")
+        let header = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/tall.png")).prefix(24))
+        #expect(header[20...23].reduce(0) { $0 << 8 | Int($1) } == 65536)
+    }
+}
