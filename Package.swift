@@ -39,6 +39,9 @@ let strategyDrivers = [
     "ThreadDriver", "OperationDriver", "DispatchDriver", "ApplyDriver", "TaskGroupDriver", "PThreadDriver",
 ]
 
+/// The drivers that use Platform's system calls and locks (pthreads, `Locked`).
+let driversUsingPlatform: Set = ["OperationDriver", "DispatchDriver", "TaskGroupDriver", "PThreadDriver"]
+
 /// Property-based checks (random inputs, shrunk failures) for the test targets that state a rule for all inputs.
 let propertyBased: Target.Dependency = .product(name: "PropertyBased", package: "swift-property-based")
 
@@ -74,7 +77,10 @@ let package = Package(
         // MARK: - Strategy drivers: one threading mechanism each, and the catalog that lists them
     ]
         + strategyDrivers.map { driver in
-            .target(name: driver, dependencies: ["MandelbrotCore"], swiftSettings: sharedSwiftSettings)
+            .target(
+                name: driver,
+                dependencies: ["MandelbrotCore"] + (driversUsingPlatform.contains(driver) ? ["Platform"] : []),
+                swiftSettings: sharedSwiftSettings)
         } + [
             .target(
                 name: "StrategyCatalog",

@@ -1,25 +1,25 @@
-public import Foundation
+package import Foundation
 
 /// The documented JSON and CSV forms of a comparison, in the style of hyperfine's export.
-public struct ComparisonExport: Encodable {
+package struct ComparisonExport: Encodable {
     /// What was measured: the workload and how it was split.
-    public struct Workload: Encodable, Sendable {
-        public var width: Int
-        public var height: Int
-        public var region: String
-        public var center: [Double]?
-        public var zoom: Double?
-        public var iterations: Int
-        public var color: String
-        public var kernel: String
-        public var split: String
-        public var tile: String
-        public var workers: Int
-        public var warmup: Int
-        public var runs: Int
+    package struct Workload: Encodable, Sendable {
+        package var width: Int
+        package var height: Int
+        package var region: String
+        package var center: [Double]?
+        package var zoom: Double?
+        package var iterations: Int
+        package var color: String
+        package var kernel: String
+        package var split: String
+        package var tile: String
+        package var workers: Int
+        package var warmup: Int
+        package var runs: Int
 
         /// Creates a workload description.
-        public init(
+        package init(
             width: Int, height: Int, region: String, center: [Double]?, zoom: Double?, iterations: Int, color: String,
             kernel: String, split: String, tile: String, workers: Int, warmup: Int, runs: Int
         ) {
@@ -40,41 +40,41 @@ public struct ComparisonExport: Encodable {
     }
 
     /// One strategy's numbers.
-    public struct Row: Encodable, Sendable {
-        public let strategy: String
-        public let times: [Double]
-        public let min: Double
-        public let median: Double
-        public let max: Double
-        public let mean: Double
-        public let stddev: Double
-        public let medianCI: [Double]?
-        public let user: Double
-        public let system: Double
-        public let speedup: Double?
-        public let efficiency: Double?
-        public let imbalance: Double
-        public let workers: Int
-        public let threadsUsed: Int
-        public let megapixelsPerSecond: Double
-        public let iterationsPerSecond: Double
-        public let checksum: String
-        public let verdict: String
-        public let mainQueue: StrategyBehaviour.MainQueue?
-        public let peakThreads: Int?
-        public let peakResidentBytes: Int?
-        public let cancelLatency: Double?
-        public let tilesAfterCancel: Double?
-        public let cpuAfterCancel: Double?
-        public let threadsRunningAfterCancel: Int?
-        public let order: String
-        public let centreDoneSeconds: Double?
-        public let firstPictureSeconds: Double?
-        public let merge: String?
-        public let mergeBatch: Int?
-        public let mergeBatches: Int?
-        public let mergeSeconds: Double?
-        public let mergeWaitSeconds: Double?
+    package struct Row: Encodable, Sendable {
+        package let strategy: String
+        package let times: [Double]
+        package let min: Double
+        package let median: Double
+        package let max: Double
+        package let mean: Double
+        package let stddev: Double
+        package let medianCI: [Double]?
+        package let user: Double
+        package let system: Double
+        package let speedup: Double?
+        package let efficiency: Double?
+        package let imbalance: Double
+        package let workers: Int
+        package let threadsUsed: Int
+        package let megapixelsPerSecond: Double
+        package let iterationsPerSecond: Double
+        package let checksum: String
+        package let verdict: String
+        package let mainQueue: StrategyBehaviour.MainQueue?
+        package let peakThreads: Int?
+        package let peakResidentBytes: Int?
+        package let cancelLatency: Double?
+        package let tilesAfterCancel: Double?
+        package let cpuAfterCancel: Double?
+        package let threadsRunningAfterCancel: Int?
+        package let order: String
+        package let centreDoneSeconds: Double?
+        package let firstPictureSeconds: Double?
+        package let merge: String?
+        package let mergeBatch: Int?
+        package let mergeBatches: Int?
+        package let mergeSeconds: Double?
+        package let mergeWaitSeconds: Double?
 
         enum CodingKeys: String, CodingKey {
             case strategy, times, min, median, max, mean, stddev, user, system, speedup, efficiency, imbalance, workers
@@ -101,7 +101,7 @@ public struct ComparisonExport: Encodable {
         }
 
         /// Every key is written, absent values as null: a reader need not guess whether a key exists.
-        public func encode(to encoder: any Encoder) throws {
+        package func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(strategy, forKey: .strategy)
             try container.encode(times, forKey: .times)
@@ -204,29 +204,29 @@ public struct ComparisonExport: Encodable {
     }
 
     /// One point of a sweep: the value of the swept axis and the rows measured there.
-    public struct Point: Encodable, Sendable {
-        public let workers: Int?
-        public let tile: String?
+    package struct Point: Encodable, Sendable {
+        package let workers: Int?
+        package let tile: String?
         /// Seconds each tile waited, for a sweep over `--tile-wait`.
-        public let tileWait: Double?
+        package let tileWait: Double?
         /// Values per merge batch, for a sweep over `--merge-batch`.
-        public let mergeBatch: Int?
-        public let results: [Row]
+        package let mergeBatch: Int?
+        package let results: [Row]
     }
 
-    public let command: String
-    public let workload: Workload
-    public let machine: MachineDescription
-    public let time: String
+    package let command: String
+    package let workload: Workload
+    package let machine: MachineDescription
+    package let time: String
     /// For `compare`: the rows. For `sweep`: empty, see `points`.
-    public let results: [Row]
+    package let results: [Row]
     /// For `sweep`: one entry per value of the swept axis.
-    public let points: [Point]?
+    package let points: [Point]?
     /// For `compare`: the process's threads and resident memory after the warm-up and at the end.
-    public let process: ProcessGrowth?
+    package let process: ProcessGrowth?
 
     /// The export of a `compare` run.
-    public init(
+    package init(
         compare comparison: StrategyComparison, workload: Workload, machine: MachineDescription, date: Date = Date()
     ) {
         command = "compare"
@@ -239,7 +239,7 @@ public struct ComparisonExport: Encodable {
     }
 
     /// The export of a `sweep` run: each point's comparison, keyed by workers or tile.
-    public init(
+    package init(
         sweep: [(workers: Int?, tile: String?, tileWait: Double?, mergeBatch: Int?, comparison: StrategyComparison)],
         workload: Workload,
         machine: MachineDescription, date: Date = Date()
@@ -258,7 +258,7 @@ public struct ComparisonExport: Encodable {
     }
 
     /// Pretty-printed JSON with sorted keys.
-    public var json: Data {
+    package var json: Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         encoder.keyEncodingStrategy = .convertToSnakeCase
@@ -266,7 +266,7 @@ public struct ComparisonExport: Encodable {
     }
 
     /// One CSV line per strategy (per point and strategy for a sweep), with a header.
-    public var csv: String {
+    package var csv: String {
         if let points {
             let lines = points.flatMap { point in
                 point.results.map {

@@ -1,9 +1,9 @@
 import Foundation
 
 /// The aligned text table that `mandel compare` and `mandel sweep` print.
-public enum ComparisonTable {
+package enum ComparisonTable {
     /// One row per strategy; the fastest marked with `*`.
-    public static func render(_ comparison: StrategyComparison) -> String {
+    package static func render(_ comparison: StrategyComparison) -> String {
         var header = [
             "  strategy", "median", "min", "max", "sd", "95% CI of median", "cpu", "speedup", "effic.",
             "Mpix/s", "iter/s", "imbal.", "threads", "checksum", "verdict",
@@ -54,7 +54,7 @@ public enum ComparisonTable {
     /// The table of what comes first: per row, the order asked for, when the preview reached
     /// the main queue (with `--preview`), when the picture's central quarter was done, and when
     /// the whole picture was (medians per run).
-    public static func order(_ comparison: StrategyComparison) -> String {
+    package static func order(_ comparison: StrategyComparison) -> String {
         let previews = comparison.results.contains { $0.behaviour.firstPictureSeconds != nil }
         var header = ["  strategy", "order", "centre done", "total", "centre / total"]
         if previews { header.insert(contentsOf: ["first picture", "first / total"], at: 2) }
@@ -82,7 +82,7 @@ public enum ComparisonTable {
 
     /// The table of histogram colouring's sharing: per row, how its workers merged the
     /// histogram and what that cost (medians per run).
-    public static func sharing(_ comparison: StrategyComparison) -> String {
+    package static func sharing(_ comparison: StrategyComparison) -> String {
         let header = ["  strategy", "merge", "batch", "batches", "merging", "per batch", "waiting", "per batch"]
         var rows = [header]
         for result in comparison.results {
@@ -103,7 +103,7 @@ public enum ComparisonTable {
 
     /// The second table: threads, memory, missed frames and, after `--cancel-after`, how each
     /// strategy stopped.
-    public static func behaviour(_ comparison: StrategyComparison) -> String {
+    package static func behaviour(_ comparison: StrategyComparison) -> String {
         let cancels = comparison.results.contains { $0.behaviour.cancel != nil }
         var header = ["  strategy", "peak threads", "peak MiB", "missed frames"]
         if cancels { header += ["cancel latency", "tiles after", "cpu after", "running after", "finished first"] }
@@ -138,7 +138,7 @@ public enum ComparisonTable {
     }
 
     /// Pads the columns; numeric columns are right-aligned.
-    public static func align(_ rows: [[String]], rightAligned: Set<Int>) -> String {
+    package static func align(_ rows: [[String]], rightAligned: Set<Int>) -> String {
         let widths = rows[0].indices.map { column in rows.map { $0[column].count }.max() ?? 0 }
         return rows.map { row in
             row.indices.map { column in

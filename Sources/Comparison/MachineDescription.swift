@@ -1,18 +1,18 @@
 import Platform
 
 /// The machine a comparison ran on.
-public struct MachineDescription: Encodable, Sendable {
+package struct MachineDescription: Encodable, Sendable {
     /// Processors this process may use.
-    public let processors: Int
+    package let processors: Int
     /// The operating system and kernel.
-    public let os: String
+    package let os: String
     /// The processor's model name.
-    public let cpu: String
+    package let cpu: String
     /// The Swift compiler that built `mandel`.
-    public let swift: String
+    package let swift: String
 
     /// Describes this machine.
-    public init() {
+    package init() {
         processors = ProcessorCount.available
         os = SystemDescription.operatingSystem
         cpu = SystemDescription.processor

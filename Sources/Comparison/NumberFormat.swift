@@ -1,14 +1,14 @@
 import Foundation
 
 /// How every report prints numbers, so that a figure reads the same in a line, a table and a chart.
-public enum NumberFormat {
+package enum NumberFormat {
     /// `0.123 s`, or `4.56 ms` below 10 ms.
-    public static func seconds(_ value: Double) -> String {
+    package static func seconds(_ value: Double) -> String {
         value < 0.01 ? String(format: "%.2f ms", value * 1000) : String(format: "%.3f s", value)
     }
 
     /// Seconds as milliseconds, without the unit, with two to no decimals as the value grows: `4.56`, `45.6`, `456`.
-    public static func milliseconds(_ seconds: Double) -> String {
+    package static func milliseconds(_ seconds: Double) -> String {
         let value = seconds * 1000
         return value < 10
             ? String(format: "%.2f", value)
@@ -16,7 +16,7 @@ public enum NumberFormat {
     }
 
     /// A rate with three significant figures and an SI prefix: `1.52 G`, `425 M`, `12.3 k`, `7`.
-    public static func rate(_ value: Double) -> String {
+    package static func rate(_ value: Double) -> String {
         let prefixes: [(Double, String)] = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
         guard let (scale, prefix) = prefixes.first(where: { value >= $0.0 }) else {
             return String(format: "%.0f", value)
@@ -27,15 +27,15 @@ public enum NumberFormat {
     }
 
     /// One decimal: `12.3`.
-    public static func decimal(_ value: Double) -> String { String(format: "%.1f", value) }
+    package static func decimal(_ value: Double) -> String { String(format: "%.1f", value) }
 
     /// A whole number without a fraction (`4`), anything else as Swift prints it (`0.5`).
-    public static func compact(_ value: Double) -> String {
+    package static func compact(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
     /// A pixel checksum as 16 hexadecimal digits.
-    public static func checksum(_ value: UInt64) -> String {
+    package static func checksum(_ value: UInt64) -> String {
         let hex = String(value, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex
     }

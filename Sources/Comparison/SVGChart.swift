@@ -1,17 +1,17 @@
 import Foundation
 
 /// Self-contained SVG charts: a bar chart with whiskers for `compare`, a line chart for `sweep`.
-public enum SVGChart {
+package enum SVGChart {
     /// One bar: a strategy's median, with a whisker from min to max.
-    public struct Bar: Sendable {
-        public var label: String
-        public var value: Double
-        public var low: Double
-        public var high: Double
-        public var highlighted: Bool
+    package struct Bar: Sendable {
+        package var label: String
+        package var value: Double
+        package var low: Double
+        package var high: Double
+        package var highlighted: Bool
 
         /// Creates a bar.
-        public init(label: String, value: Double, low: Double, high: Double, highlighted: Bool) {
+        package init(label: String, value: Double, low: Double, high: Double, highlighted: Bool) {
             self.label = label
             self.value = value
             self.low = low
@@ -21,12 +21,12 @@ public enum SVGChart {
     }
 
     /// One line: a strategy's value at each point of the sweep.
-    public struct Series: Sendable {
-        public var name: String
-        public var points: [(x: Double, y: Double)]
+    package struct Series: Sendable {
+        package var name: String
+        package var points: [(x: Double, y: Double)]
 
         /// Creates a series.
-        public init(name: String, points: [(x: Double, y: Double)]) {
+        package init(name: String, points: [(x: Double, y: Double)]) {
             self.name = name
             self.points = points
         }
@@ -39,7 +39,7 @@ public enum SVGChart {
     static let left = 80.0, right = 190.0, top = 56.0, bottom = 64.0
 
     /// Horizontal axis from 0 at the left; one bar per strategy, whiskers from min to max.
-    public static func bars(
+    package static func bars(
         title: String, subtitle: String, valueLabel: String, bars: [Bar],
         legend legendEntries: [(String, String)] = [
             ("bar: median of the runs", "#888"), ("whisker: min to max", "#222"),
@@ -91,7 +91,7 @@ public enum SVGChart {
     }
 
     /// One line per series; logarithmic axes where values span orders of magnitude (tile sizes, times).
-    public static func lines(
+    package static func lines(
         title: String, subtitle: String, xLabel: String, yLabel: String, logarithmicX: Bool,
         logarithmicY: Bool = false, timeSeries: Bool = false, series: [Series]
     ) -> String {

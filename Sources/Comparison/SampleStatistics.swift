@@ -1,30 +1,30 @@
 import Foundation
 
 /// Summary statistics of repeated timings, with a bootstrap confidence interval for the median.
-public struct SampleStatistics: Sendable, Equatable {
+package struct SampleStatistics: Sendable, Equatable {
     /// The samples, in the order they were measured.
-    public let values: [Double]
+    package let values: [Double]
     /// The smallest sample.
-    public let min: Double
+    package let min: Double
     /// The largest sample.
-    public let max: Double
+    package let max: Double
     /// The median (the mean of the middle two for an even count).
-    public let median: Double
+    package let median: Double
     /// The arithmetic mean.
-    public let mean: Double
+    package let mean: Double
     /// The sample standard deviation (n − 1); 0 for a single sample.
-    public let standardDeviation: Double
+    package let standardDeviation: Double
     /// A 95% confidence interval for the median, or nil with fewer than ``minimumSamplesForInterval`` samples.
-    public let medianInterval: ClosedRange<Double>?
+    package let medianInterval: ClosedRange<Double>?
 
     /// Below this many samples no interval, and so no verdict, is given.
-    public static let minimumSamplesForInterval = 3
+    package static let minimumSamplesForInterval = 3
 
     /// Summarises `values`; traps if there are none.
     ///
     /// The interval comes from 2,000 bootstrap resamples with a fixed seed, so
     /// the same samples always give the same interval.
-    public init(_ values: [Double]) {
+    package init(_ values: [Double]) {
         precondition(!values.isEmpty, "statistics need at least one sample")
         self.values = values
         let sorted = values.sorted()

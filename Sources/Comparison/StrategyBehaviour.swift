@@ -1,20 +1,20 @@
 /// How a strategy behaved beyond its speed, over its counted runs: the main queue's
 /// lateness, the process's threads and memory, and how it stopped when cancelled.
-public struct StrategyBehaviour: Sendable {
+package struct StrategyBehaviour: Sendable {
     /// How late the main queue's heartbeat ran, over every counted run.
-    public struct MainQueue: Sendable, Encodable, Equatable {
+    package struct MainQueue: Sendable, Encodable, Equatable {
         /// Median lateness, in seconds.
-        public let p50: Double
+        package let p50: Double
         /// 99th percentile, in seconds.
-        public let p99: Double
+        package let p99: Double
         /// The largest lateness, in seconds.
-        public let max: Double
+        package let max: Double
         /// 60 Hz frames in which the main queue ran no tick.
-        public let missedFrames: Int
+        package let missedFrames: Int
         /// Ticks that ran.
-        public let ticks: Int
+        package let ticks: Int
 
-        public init(p50: Double, p99: Double, max: Double, missedFrames: Int, ticks: Int) {
+        package init(p50: Double, p99: Double, max: Double, missedFrames: Int, ticks: Int) {
             self.p50 = p50
             self.p99 = p99
             self.max = max
@@ -24,19 +24,19 @@ public struct StrategyBehaviour: Sendable {
     }
 
     /// How the runs stopped after a planned cancel (medians over the runs, the most for threads left).
-    public struct Cancel: Sendable, Equatable {
+    package struct Cancel: Sendable, Equatable {
         /// Seconds from the request to the completion on the main queue.
-        public let latency: Double
+        package let latency: Double
         /// Tiles started after the request.
-        public let tilesAfterCancel: Double
+        package let tilesAfterCancel: Double
         /// Processor seconds used after the request.
-        public let cpuAfterCancel: Double
+        package let cpuAfterCancel: Double
         /// The most threads still running just after a completion.
-        public let threadsRunningAfter: Int
+        package let threadsRunningAfter: Int
         /// Runs that finished before the cancel came.
-        public let finishedFirst: Int
+        package let finishedFirst: Int
 
-        public init(
+        package init(
             latency: Double, tilesAfterCancel: Double, cpuAfterCancel: Double, threadsRunningAfter: Int,
             finishedFirst: Int
         ) {
@@ -49,19 +49,19 @@ public struct StrategyBehaviour: Sendable {
     }
 
     /// What merging the histogram cost (histogram colouring only): medians over the runs.
-    public struct Merge: Sendable, Equatable {
+    package struct Merge: Sendable, Equatable {
         /// The mechanism: queue, mutex, barrier, atomic or private.
-        public let mechanism: String
+        package let mechanism: String
         /// Values per batch.
-        public let batch: Int
+        package let batch: Int
         /// Batches merged per run.
-        public let batches: Int
+        package let batches: Int
         /// Seconds spent merging per run, wherever it ran.
-        public let mergeSeconds: Double
+        package let mergeSeconds: Double
         /// Seconds workers spent handing batches over per run (waiting for a lock, enqueueing).
-        public let waitSeconds: Double
+        package let waitSeconds: Double
 
-        public init(mechanism: String, batch: Int, batches: Int, mergeSeconds: Double, waitSeconds: Double) {
+        package init(mechanism: String, batch: Int, batches: Int, mergeSeconds: Double, waitSeconds: Double) {
             self.mechanism = mechanism
             self.batch = batch
             self.batches = batches
@@ -71,23 +71,23 @@ public struct StrategyBehaviour: Sendable {
     }
 
     /// Nil with `--heartbeat off`.
-    public var mainQueue: MainQueue?
+    package var mainQueue: MainQueue?
     /// The most threads the process had during any counted run; nil if not sampled.
-    public var peakThreads: Int?
+    package var peakThreads: Int?
     /// The most resident memory during any counted run, in bytes; nil if not sampled.
-    public var peakResidentBytes: Int?
+    package var peakResidentBytes: Int?
     /// Nil unless the runs were cancelled on purpose.
-    public var cancel: Cancel?
+    package var cancel: Cancel?
     /// One sampled run's threads over time: one value per 10 ms, for the threads chart.
-    public var threadsOverTime: [Int]
+    package var threadsOverTime: [Int]
     /// Nil unless the picture is histogram-coloured.
-    public var merge: Merge?
+    package var merge: Merge?
     /// Seconds until the tiles of the picture's central quarter were done (median over the runs).
-    public var centreDoneSeconds: Double?
+    package var centreDoneSeconds: Double?
     /// With a preview, seconds until it was delivered on the main queue (median over the runs).
-    public var firstPictureSeconds: Double?
+    package var firstPictureSeconds: Double?
 
-    public init(
+    package init(
         mainQueue: MainQueue? = nil, peakThreads: Int? = nil, peakResidentBytes: Int? = nil, cancel: Cancel? = nil,
         threadsOverTime: [Int] = []
     ) {

@@ -1,35 +1,35 @@
 /// Every counted run of one strategy on one workload.
-public struct StrategyResult: Sendable {
+package struct StrategyResult: Sendable {
     /// The strategy's name.
-    public let strategy: String
+    package let strategy: String
     /// Wall times in seconds, one per counted run.
-    public let wall: SampleStatistics
+    package let wall: SampleStatistics
     /// Mean user-mode CPU seconds per run.
-    public let userSeconds: Double
+    package let userSeconds: Double
     /// Mean kernel-mode CPU seconds per run.
-    public let systemSeconds: Double
+    package let systemSeconds: Double
     /// How many workers ran at once (1 for the baseline).
-    public let workers: Int
+    package let workers: Int
     /// The most distinct threads any run used.
-    public let threadsUsed: Int
+    package let threadsUsed: Int
     /// The median over runs of the busiest worker's busy time over the mean.
-    public let imbalance: Double
+    package let imbalance: Double
     /// The pixels' checksum (every run must agree).
-    public let checksum: UInt64
+    package let checksum: UInt64
     /// Pixels per run.
-    public let pixels: Int
+    package let pixels: Int
     /// Escape-time iterations per run.
-    public let iterations: UInt64
+    package let iterations: UInt64
     /// How it behaved beyond its speed.
-    public let behaviour: StrategyBehaviour
+    package let behaviour: StrategyBehaviour
     /// The row its speedup is measured against, when not the comparison's baseline
     /// (`serial/mutex` for `gcd/mutex`: the baseline sharing the histogram the same way).
-    public let baseline: String?
+    package let baseline: String?
     /// The tile order asked for: rows or centre.
-    public let order: String
+    package let order: String
 
     /// Collects the results of a strategy's runs.
-    public init(
+    package init(
         strategy: String, wallSeconds: [Double], userSeconds: Double, systemSeconds: Double, workers: Int,
         threadsUsed: Int, imbalance: Double, checksum: UInt64, pixels: Int, iterations: UInt64,
         behaviour: StrategyBehaviour = StrategyBehaviour(), baseline: String? = nil, order: String = "rows"
@@ -50,11 +50,11 @@ public struct StrategyResult: Sendable {
     }
 
     /// Megapixels per second at the median wall time.
-    public var megapixelsPerSecond: Double { Double(pixels) / wall.median / 1e6 }
+    package var megapixelsPerSecond: Double { Double(pixels) / wall.median / 1e6 }
 
     /// Iterations per second at the median wall time.
-    public var iterationsPerSecond: Double { Double(iterations) / wall.median }
+    package var iterationsPerSecond: Double { Double(iterations) / wall.median }
 
     /// The checksum as 16 hex digits.
-    public var checksumText: String { NumberFormat.checksum(checksum) }
+    package var checksumText: String { NumberFormat.checksum(checksum) }
 }

@@ -1,5 +1,5 @@
 /// Whether a strategy's median is really different from the fastest one's.
-public enum Verdict: Sendable, Equatable, CustomStringConvertible {
+package enum Verdict: Sendable, Equatable, CustomStringConvertible {
     /// This is the fastest strategy.
     case fastest
     /// The 95% intervals of the two medians overlap: the difference is within the noise.
@@ -10,7 +10,7 @@ public enum Verdict: Sendable, Equatable, CustomStringConvertible {
     case tooFewRuns
 
     /// Judges `candidate` against `fastest`.
-    public init(_ candidate: SampleStatistics, against fastest: SampleStatistics, isFastest: Bool) {
+    package init(_ candidate: SampleStatistics, against fastest: SampleStatistics, isFastest: Bool) {
         if isFastest {
             self = .fastest
             return
@@ -27,7 +27,7 @@ public enum Verdict: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `fastest`, `same within noise`, `slower (+12%)` or `too few runs`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .fastest: "fastest"
         case .sameWithinNoise: "same within noise"

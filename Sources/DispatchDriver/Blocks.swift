@@ -15,7 +15,7 @@ struct Blocks: Sendable {
     /// ever held by a thread that is rendering it.
     func submitTaker() {
         queued.submit(to: drawQueue.queue, group: group) {
-            drawQueue.assertOnDrawQueue()
+            drawQueue.preconditionOnDrawQueue()
             guard let tile = work.nextTile(), work.renderTile(tile) else { return }
             afterWait { submitTaker() }
         }
@@ -26,7 +26,7 @@ struct Blocks: Sendable {
     func submitShare(_ tiles: ArraySlice<Int>) {
         guard !tiles.isEmpty else { return }
         queued.submit(to: drawQueue.queue, group: group) {
-            drawQueue.assertOnDrawQueue()
+            drawQueue.preconditionOnDrawQueue()
             var rest = tiles
             while let tile = rest.popFirst() {
                 guard work.renderTile(tile) else { return }

@@ -14,8 +14,10 @@ public struct RenderJob: Sendable {
     public var size: ImageSize
     /// The part of the plane shown.
     public var region: Region
-    /// The iteration limit.
-    public var iterations: Int
+    /// The iteration limit; traps if set to zero or less.
+    public var iterations: Int {
+        didSet { Self.check(iterations: iterations) }
+    }
     /// How counts become pixels.
     public var colorScheme: ColorScheme
     /// The gradient of smooth colouring.
@@ -24,14 +26,18 @@ public struct RenderJob: Sendable {
     public var split: WorkSplit
     /// The tile size of the `tiles` split.
     public var tileSize: TileSize
-    /// How many workers to use.
-    public var workers: Int
+    /// How many workers to use; traps if set to zero or less.
+    public var workers: Int {
+        didSet { Self.check(workers: workers) }
+    }
     /// The code that computes the counts.
     public var kernel: IterationKernel
     /// For a Julia set, its constant; nil for the Mandelbrot set.
     public var julia: JuliaConstant?
-    /// Samples per pixel along each axis: k gives k×k samples, averaged in linear light.
-    public var supersampling: Int
+    /// Samples per pixel along each axis: k gives k×k samples, averaged in linear light; traps if set below 1.
+    public var supersampling: Int {
+        didSet { Self.check(supersampling: supersampling) }
+    }
     /// The rows of a larger picture this job renders (see ``rows(_:)``), or nil for a whole picture.
     public private(set) var window: RowWindow?
 
@@ -43,16 +49,16 @@ public struct RenderJob: Sendable {
         public let firstRow: Int
     }
 
-    /// Creates a job; traps on a non-positive iteration limit or worker count.
+    /// Creates a job; traps on a non-positive iteration limit, worker count or supersampling.
     public init(
         size: ImageSize, region: Region = .view(.whole), iterations: Int = 256,
         colorScheme: ColorScheme = .smooth, palette: Palette = .classic,
         split: WorkSplit = .tiles, tileSize: TileSize = .standardTile, workers: Int = 1,
         kernel: IterationKernel = .simd, julia: JuliaConstant? = nil, supersampling: Int = 1
     ) {
-        precondition(supersampling >= 1, "supersampling takes at least one sample per pixel")
-        precondition(iterations > 0, "the iteration limit must be positive")
-        precondition(workers > 0, "a render needs at least one worker")
+        Self.check(supersampling: supersampling)
+        Self.check(iterations: iterations)
+        Self.check(workers: workers)
         self.size = size
         self.region = region
         self.iterations = iterations
@@ -64,6 +70,13 @@ public struct RenderJob: Sendable {
         self.kernel = kernel
         self.julia = julia
         self.supersampling = supersampling
+    }
+
+    // The checks of the initialiser, made again when a property is set (an observer does not run in `init`).
+    private static func check(iterations: Int) { precondition(iterations > 0, "the iteration limit must be positive") }
+    private static func check(workers: Int) { precondition(workers > 0, "a render needs at least one worker") }
+    private static func check(supersampling: Int) {
+        precondition(supersampling >= 1, "supersampling takes at least one sample per pixel")
     }
 
     /// The passes a strategy runs over the plan, in order: histogram colouring counts
