@@ -173,14 +173,9 @@ public final class PictureRender: Sendable {
     /// - Parameters:
     ///   - strategy: Who runs the tiles.
     ///   - sink: Who takes the finished bands; nil keeps a picture rendered whole in ``canvas``.
-    ///   - cancellationMode: Who stops a cancelled pass: the shared flag (the default), or only the
-    ///     mechanism's own cancel. Either way no further pass or band is started after a cancel.
-    ///   - tileWait: A wait after each tile's pixels, blocking or the mechanism's own non-blocking way
-    ///     (``RenderStrategy/asynchronousWait``; a mechanism without one blocks).
+    ///   - settings: Who stops a cancelled pass, the tile wait, the histogram's sharing and the
+    ///     order (a ``TileOrder/centre`` order of a plan that cannot have one traps).
     ///   - runCancellation: A flag for this run only, instead of ``cancellation``.
-    ///   - sharing: How histogram colouring's workers merge their escape values (the pixels do not depend on it).
-    ///   - order: The order the tiles should be rendered in; ``TileOrder/centre`` needs a dynamic
-    ///     plan of one band and at most ``TileOrder/maximumCentreTiles`` tiles (traps otherwise).
     ///   - onPreview: With a preview (see `init`), called on the main queue once the preview is
     ///     done, with the seconds since the start; ``previewCanvas`` then holds it. The full
     ///     picture's tiles may be under way meanwhile.
@@ -190,13 +185,13 @@ public final class PictureRender: Sendable {
     /// - Throws: ``RenderCancelled`` if the cancel flag was set; a ``RenderFailure`` the strategy
     ///   reported or found before starting; or the first error the sink reported.
     public func run(
-        _ strategy: any RenderStrategy, sink: (any BandSink)? = nil, cancellationMode: CancellationMode = .flag,
-        tileWait: TileWait = .none, cancellation runCancellation: CancellationFlag? = nil,
-        sharing: HistogramSharing = .standard, order: TileOrder = .rows,
-        onTileFinished: (@Sendable () -> Void)? = nil, onPreview: (@MainActor @Sendable (Double) -> Void)? = nil
+        _ strategy: any RenderStrategy, sink: (any BandSink)? = nil, settings: RunSettings = RunSettings(),
+        cancellation runCancellation: CancellationFlag? = nil, onTileFinished: (@Sendable () -> Void)? = nil,
+        onPreview: (@MainActor @Sendable (Double) -> Void)? = nil
     ) async throws -> RenderReport {
         // A run may have a flag of its own (a planned cancel of one run among many); ``cancellation`` otherwise.
         let cancellation = runCancellation ?? self.cancellation
+        let order = settings.order
         precondition(
             order == .rows || (plan.isDynamic && plan.bandCount == 1 && plan.tileCount <= TileOrder.maximumCentreTiles),
             "a centre-first render needs the tiles split, the whole picture and at most \(TileOrder.maximumCentreTiles) tiles"
@@ -210,9 +205,13 @@ public final class PictureRender: Sendable {
         }
         let start = MonotonicClock.nanoseconds()
         let startCPU = CPUTime.now()
-        let histogram = job.colorScheme == .histogram ? EscapeHistogram(limit: job.kernelLimit, sharing: sharing) : nil
+        let histogram =
+            job.colorScheme == .histogram ? EscapeHistogram(limit: job.kernelLimit, sharing: settings.sharing) : nil
         let samples = SampleCounter(job: job, grid: grid)
-        let registry = WorkerRegistry()
+        let run = RenderWork.RunContext(
+            settings: settings, cancellation: cancellation, registry: WorkerRegistry(), ranking: ranking,
+            waitsAsynchronously: settings.tileWait.mode == .async && strategy.asynchronousWait != nil,
+            prioritises: strategy.priorityFacility != nil, onTileFinished: onTileFinished)
         var records: [RenderPass: [TileRecord]] = [:]
         var sinkCPU = CPUTime.zero
         var end = start
@@ -240,19 +239,10 @@ public final class PictureRender: Sendable {
                 plan: plan, slots: slots, sink: pass == .coloring ? sink : nil, cancellation: cancellation,
                 keepsTileRecords: plan.bandCount == 1, origin: start)
             let renderer = renderer(for: pass, samples: samples, histogram: histogram)
-            /// The work of `bandPlan`, tiles `firstTile…` of `picturePlan` (the picture's by default).
-            func work(
-                _ bandPlan: WorkPlan, from firstTile: Int, of picturePlan: WorkPlan? = nil,
-                renderer: any TileRenderer = renderer, pipeline: BandPipeline = pipeline, order: TileOrder = order
-            ) -> RenderWork {
-                RenderWork(
-                    plan: bandPlan, firstTile: firstTile, picturePlan: picturePlan ?? plan, pass: pass,
-                    renderer: renderer, pipeline: pipeline,
-                    registry: registry, cancellation: cancellation, cancellationMode: cancellationMode,
-                    tileWait: tileWait,
-                    waitsAsynchronously: tileWait.mode == .async && strategy.asynchronousWait != nil,
-                    order: order, ranking: order == .centre ? ranking : nil,
-                    prioritises: strategy.priorityFacility != nil, onTileFinished: onTileFinished)
+            let passContext = RenderWork.PassContext(pass: pass, renderer: renderer, pipeline: pipeline)
+            /// The work of `bandPlan`, tiles `firstTile…` of the picture's plan.
+            func work(_ bandPlan: WorkPlan, from firstTile: Int) -> RenderWork {
+                RenderWork(plan: bandPlan, firstTile: firstTile, of: plan, order: order, pass: passContext, run: run)
             }
             var failure: RenderFailure?
             if let preview {
@@ -262,11 +252,12 @@ public final class PictureRender: Sendable {
                     plan: preview.plan,
                     slots: [BandPipeline.Slot(canvas: preview.canvas, counts: nil, recorder: preview.recorder)],
                     sink: nil, cancellation: cancellation, keepsTileRecords: true, origin: start)
-                let previewWork = work(
-                    preview.plan, from: 0, of: preview.plan,
-                    renderer: self.renderer(
-                        for: .coloring, samples: SampleCounter(job: preview.job, grid: preview.grid), histogram: nil),
-                    pipeline: previewPipeline, order: .rows)
+                let previewRenderer = self.renderer(
+                    for: .coloring, samples: SampleCounter(job: preview.job, grid: preview.grid), histogram: nil)
+                let previewWork = RenderWork(
+                    plan: preview.plan, firstTile: 0, of: preview.plan, order: .rows,
+                    pass: RenderWork.PassContext(pass: pass, renderer: previewRenderer, pipeline: previewPipeline),
+                    run: run)
                 let whole = work(plan.isDynamic ? plan : plan.band(0), from: 0)
                 await StrategyRunner.run(strategy, first: previewWork, then: whole) {
                     let seconds = MonotonicClock.seconds(since: start)

@@ -47,3 +47,29 @@ public struct TileWait: Sendable, Equatable {
     /// No wait.
     public static let none = TileWait(nanoseconds: 0, mode: .blocking)
 }
+
+/// How a run behaves, beyond its strategy and its picture: who stops it, the wait after each
+/// tile, how histogram colouring's workers share the histogram, and the order of the tiles.
+public struct RunSettings: Sendable, Equatable {
+    /// Who stops a cancelled pass: the shared flag, or only the mechanism's own cancel. Either
+    /// way no further pass or band is started after a cancel.
+    public var cancellationMode: CancellationMode
+    /// A wait after each tile's pixels, blocking or the mechanism's own non-blocking way
+    /// (``RenderStrategy/asynchronousWait``; a mechanism without one blocks).
+    public var tileWait: TileWait
+    /// How histogram colouring's workers merge their escape values (the pixels do not depend on it).
+    public var sharing: HistogramSharing
+    /// The order the tiles should be rendered in; ``TileOrder/centre`` needs a dynamic plan of
+    /// one band and at most ``TileOrder/maximumCentreTiles`` tiles.
+    public var order: TileOrder
+
+    public init(
+        cancellationMode: CancellationMode = .flag, tileWait: TileWait = .none,
+        sharing: HistogramSharing = .standard, order: TileOrder = .rows
+    ) {
+        self.cancellationMode = cancellationMode
+        self.tileWait = tileWait
+        self.sharing = sharing
+        self.order = order
+    }
+}

@@ -47,31 +47,52 @@ public final class RenderWork: Sendable {
     private let cancelRegistrations = Locked<[Int]>([])
     private let failureRecord = Locked<RenderFailure?>(nil)
 
+    /// What every work of one run shares, whatever its pass or tiles.
+    struct RunContext: Sendable {
+        /// The run's settings; a work's order is its own (a preview's is rows).
+        let settings: RunSettings
+        let cancellation: CancellationFlag
+        let registry: WorkerRegistry
+        /// For a centre-first run: the picture's tiles ranked by distance from the centre.
+        let ranking: CentreRanking?
+        /// Whether the strategy waits its own non-blocking way (``RenderStrategy/asynchronousWait``).
+        let waitsAsynchronously: Bool
+        /// Whether the strategy has a priority facility (``RenderStrategy/priorityFacility``).
+        let prioritises: Bool
+        let onTileFinished: (@Sendable () -> Void)?
+    }
+
+    /// What the works of one pass share: the pass, who renders its tiles, and where they go.
+    struct PassContext: Sendable {
+        let pass: RenderPass
+        let renderer: any TileRenderer
+        let pipeline: BandPipeline
+    }
+
     /// Prepares tiles `firstTile ..< firstTile + plan.tileCount` of `picturePlan`, which `plan` numbers from 0.
     init(
-        plan: WorkPlan, firstTile: Int, picturePlan: WorkPlan, pass: RenderPass, renderer: any TileRenderer,
-        pipeline: BandPipeline, registry: WorkerRegistry, cancellation: CancellationFlag,
-        cancellationMode: CancellationMode = .flag, tileWait: TileWait = .none, waitsAsynchronously: Bool = false,
-        order: TileOrder = .rows, ranking: CentreRanking? = nil, prioritises: Bool = false,
-        onTileFinished: (@Sendable () -> Void)?
+        plan: WorkPlan, firstTile: Int, of picturePlan: WorkPlan, order: TileOrder, pass: PassContext,
+        run: RunContext
     ) {
-        precondition(order == .rows || ranking != nil, "a centre-first render needs its ranking")
+        precondition(order == .rows || run.ranking != nil, "a centre-first render needs its ranking")
+        let ranking = order == .centre ? run.ranking : nil
         self.order = order
-        self.ranking = order == .centre ? ranking : nil
-        submission = Self.submission(of: plan, ranking: self.ranking, prioritises: prioritises)
-        self.cancellationMode = cancellationMode
+        self.ranking = ranking
+        submission = Self.submission(of: plan, ranking: ranking, prioritises: run.prioritises)
+        cancellationMode = run.settings.cancellationMode
+        let tileWait = run.settings.tileWait
         let waits = tileWait.nanoseconds > 0
-        asynchronousWait = waits && waitsAsynchronously ? .nanoseconds(Int64(tileWait.nanoseconds)) : nil
-        blockingWait = waits && !waitsAsynchronously ? tileWait.nanoseconds : 0
+        asynchronousWait = waits && run.waitsAsynchronously ? .nanoseconds(Int64(tileWait.nanoseconds)) : nil
+        blockingWait = waits && !run.waitsAsynchronously ? tileWait.nanoseconds : 0
         self.plan = plan
         self.firstTile = firstTile
         self.picturePlan = picturePlan
-        self.pass = pass
-        self.renderer = renderer
-        self.pipeline = pipeline
-        self.registry = registry
-        self.cancellation = cancellation
-        self.onTileFinished = onTileFinished
+        self.pass = pass.pass
+        renderer = pass.renderer
+        pipeline = pass.pipeline
+        registry = run.registry
+        cancellation = run.cancellation
+        onTileFinished = run.onTileFinished
         onCancel { [pipeline] in pipeline.wakeWaiters() }
     }
 

@@ -65,7 +65,7 @@ struct CancellationTests {
         let render = try PictureRender(job: job, cancellation: flag)
         let error = await #expect(throws: RenderCancelled.self) {
             _ = try await withDeadline(waitingFor: "\(strategyName) stopping after its own cancel") {
-                try await render.run(strategy, cancellationMode: .native) {
+                try await render.run(strategy, settings: RunSettings(cancellationMode: .native)) {
                     if finished.withLock({
                         $0 += 1
                         return $0 == 10

@@ -19,7 +19,7 @@ struct HistogramSharingTests {
     ) async throws -> (PixelBuffer, RenderReport) {
         let render = try PictureRender(job: job, histogramMerges: [sharing.merge])
         let report = try await withDeadline(waitingFor: "\(strategy.name) rendering with \(sharing)") {
-            try await render.run(strategy, sharing: sharing)
+            try await render.run(strategy, settings: RunSettings(sharing: sharing))
         }
         return (render.canvas!, report)
     }

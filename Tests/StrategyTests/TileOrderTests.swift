@@ -44,7 +44,7 @@ struct TileOrderTests {
     ) {
         let render = try PictureRender(job: job)
         let report = try await withDeadline(waitingFor: "\(strategy.name) rendering in \(order) order") {
-            try await render.run(strategy, order: order)
+            try await render.run(strategy, settings: RunSettings(order: order))
         }
         return (render.canvas!, report)
     }

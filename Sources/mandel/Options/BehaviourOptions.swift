@@ -103,6 +103,11 @@ struct BehaviourOptions: ParsableArguments {
 
     /// Who stops a cancelled run.
     var cancellationMode: CancellationMode { cancelBy ?? .flag }
+
+    /// The run's settings: these options' cancellation and tile wait, with `sharing` and `order`.
+    func settings(sharing: HistogramSharing, order: TileOrder) -> RunSettings {
+        RunSettings(cancellationMode: cancellationMode, tileWait: wait, sharing: sharing, order: order)
+    }
 }
 
 /// `--heartbeat`: an interval in milliseconds, or off.

@@ -157,8 +157,8 @@ struct MeasurementSession {
                 if let meter { onTileFinished = { meter.tileFinished() } }
                 let outcome = try await observer.run(heartbeat: entry.heartbeat) { flag in
                     try await render.run(
-                        entry.strategy, cancellationMode: behaviour.cancellationMode, tileWait: behaviour.wait,
-                        cancellation: flag, sharing: entry.sharing, order: entry.order, onTileFinished: onTileFinished)
+                        entry.strategy, settings: behaviour.settings(sharing: entry.sharing, order: entry.order),
+                        cancellation: flag, onTileFinished: onTileFinished)
                 }
                 let report = outcome.report
                 dispatchPrecondition(condition: .onQueue(.main))

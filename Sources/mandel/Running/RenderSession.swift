@@ -110,9 +110,8 @@ struct RenderSession {
         do {
             outcome = try await ObservedRun(behaviour: behaviour, signals: watch.cancellation).run { flag in
                 try await render.run(
-                    strategy, sink: writer, cancellationMode: behaviour.cancellationMode, tileWait: behaviour.wait,
-                    cancellation: flag, sharing: sharing, order: order, onTileFinished: onTileFinished,
-                    onPreview: onPreview)
+                    strategy, sink: writer, settings: behaviour.settings(sharing: sharing, order: order),
+                    cancellation: flag, onTileFinished: onTileFinished, onPreview: onPreview)
             }
             meter.finish()
         } catch {
