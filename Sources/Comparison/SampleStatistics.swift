@@ -38,6 +38,13 @@ package struct SampleStatistics: Sendable, Equatable {
         medianInterval = values.count >= Self.minimumSamplesForInterval ? Self.bootstrapMedianInterval(values) : nil
     }
 
+    /// The median of `values`, the one definition every figure `mandel` reports uses: the middle
+    /// value of an odd count, the mean of the middle two of an even count. Traps if there are none.
+    package static func median(_ values: [Double]) -> Double {
+        precondition(!values.isEmpty, "a median needs at least one value")
+        return median(ofSorted: values.sorted())
+    }
+
     static func median(ofSorted sorted: [Double]) -> Double {
         let middle = sorted.count / 2
         return sorted.count.isMultiple(of: 2) ? (sorted[middle - 1] + sorted[middle]) / 2 : sorted[middle]

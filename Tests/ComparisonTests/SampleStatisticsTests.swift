@@ -15,6 +15,14 @@ struct SampleStatisticsTests {
         #expect(SampleStatistics([7]).standardDeviation == 0)
     }
 
+    @Test("one median for every figure: the middle of an odd count, the mean of the middle two of an even one")
+    func oneMedian() {
+        #expect(SampleStatistics.median([5, 1, 3]) == 3)
+        #expect(SampleStatistics.median([4, 1, 3, 2]) == 2.5)
+        #expect(SampleStatistics.median([0.2, 0.1]) == SampleStatistics([0.2, 0.1]).median)
+        #expect(SampleStatistics.median([7]) == 7)
+    }
+
     @Test("the bootstrap interval holds the median, lies within the samples, and is reproducible")
     func interval() throws {
         let samples = [10.2, 10.4, 9.9, 10.1, 10.0, 10.3, 10.8]

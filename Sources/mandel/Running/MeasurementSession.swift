@@ -107,7 +107,7 @@ struct MeasurementSession {
         }
 
         var summary: StrategyBehaviour {
-            func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+            let median = SampleStatistics.median
             var summary = StrategyBehaviour(
                 peakThreads: peakThreads, peakResidentBytes: peakResidentBytes, threadsOverTime: lastThreads)
             if let all = lateness {
