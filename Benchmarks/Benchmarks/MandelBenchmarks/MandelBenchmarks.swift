@@ -111,6 +111,8 @@ let benchmarks: @Sendable () -> Void = {
     // a serial queue of its own, as `mandel`'s writer does: called from the benchmark's task,
     // a cooperative thread, `concurrentPerform` found no second thread for most of the
     // samples (two workers took as long as one at the median, 40 ms at the fastest).
+    // A slice is at most a 16th of the picture's rows (SliceGrid, so that a small picture can be cut
+    // into parts): 64 rows of this picture, 384 KiB, so the 1024 KiB case runs 384 KiB slices.
     for sliceKiB in [64, 256, 1024] {
         for workers in [1, 2] {
             Benchmark(
