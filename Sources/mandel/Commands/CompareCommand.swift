@@ -71,12 +71,20 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     var firstPictureChart: String?
 
     /// The behaviour charts asked for, with their options.
-    private var behaviourCharts: [(option: String, path: String)] {
-        [
-            ("--threads-chart", threadsChart), ("--latency-chart", latencyChart),
-            ("--first-picture-chart", firstPictureChart),
-        ]
-        .compactMap { option, path in path.map { (option, $0) } }
+    /// What a behaviour chart shows, named by its option.
+    private enum BehaviourChart: String {
+        case threads = "--threads-chart"
+        case latency = "--latency-chart"
+        case firstPicture = "--first-picture-chart"
+    }
+
+    private var behaviourCharts: [Output<BehaviourChart>] {
+        Output.given([.threads: threadsChart, .latency: latencyChart, .firstPicture: firstPictureChart])
+    }
+
+    /// Every file the run writes, with the option that names it: results, charts, maps.
+    private var outputs: [(option: String, path: String)] {
+        measurement.outputs.map(\.named) + behaviourCharts.map(\.named) + mapOutputs
     }
 
     @Flag(
@@ -97,7 +105,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     mutating func validate() throws {
         try view.validateFitsInMemory(because: "mandel compare keeps whole pictures in memory")
         try work.validateSingleValues(command: "compare", size: view.size)
-        try validateDistinctOutputs(measurement.outputs + behaviourCharts + mapOutputs)
+        try validateDistinctOutputs(outputs)
         try behaviour.validateSingleWait(command: "compare")
         try sharing.validate(for: view.colorScheme, command: "compare", lists: ["--merge"])
         try firstPicture.validate(colorScheme: view.colorScheme)
@@ -143,7 +151,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         let resultCount = measurement.outputs.count
         try await CommandRun.perform(grace: measurement.grace) { watch in
             let chartCount = behaviourCharts.count
-            let paths = (measurement.outputs + behaviourCharts + mapOutputs).map(\.path)
+            let paths = outputs.map(\.path)
             try await CommandRun.publishing(paths, watch: watch) { files in
                 try await measure(
                     job: job, results: Array(files.prefix(resultCount)),
@@ -193,12 +201,12 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         let export = ComparisonExport(
             compare: comparison, workload: workload, machine: MachineDescription())
         try measurement.write(export: export, chart: Charts.compare(comparison, job: job), to: results)
-        for (file, (option, _)) in zip(charts, behaviourCharts) {
+        for (file, output) in zip(charts, behaviourCharts) {
             let chart =
-                switch option {
-                case "--threads-chart": Charts.threads(comparison, job: job, workload: WorkloadText.describe(behaviour))
-                case "--latency-chart": Charts.latency(comparison, job: job, workload: WorkloadText.describe(behaviour))
-                default: Charts.firstPicture(comparison, job: job, every: firstPicture.preview ?? 0)
+                switch output.kind {
+                case .threads: Charts.threads(comparison, job: job, workload: WorkloadText.describe(behaviour))
+                case .latency: Charts.latency(comparison, job: job, workload: WorkloadText.describe(behaviour))
+                case .firstPicture: Charts.firstPicture(comparison, job: job, every: firstPicture.preview ?? 0)
                 }
             try file.write(Array(chart.utf8))
         }

@@ -200,7 +200,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
 
     /// Every file the run writes, with the option that names it.
     private var outputs: [(option: String, path: String)] {
-        [("-o", output)] + visuals.outputs + (previewOutput.map { [("--preview-output", $0)] } ?? [])
+        [("-o", output)] + visuals.outputs.map(\.named) + (previewOutput.map { [("--preview-output", $0)] } ?? [])
     }
 
     /// Rows per band, or nil for the whole picture at once: `--band-height`; the whole

@@ -71,7 +71,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
 
     /// Every file the sweep writes, with its option.
     private var outputs: [(option: String, path: String)] {
-        measurement.outputs + (threadsChart.map { [("--threads-chart", $0)] } ?? [])
+        measurement.outputs.map(\.named) + (threadsChart.map { [("--threads-chart", $0)] } ?? [])
     }
 
     var outputCount: Int { outputs.count }

@@ -76,19 +76,24 @@ struct MeasurementOptions: ParsableArguments {
 
     /// Writes the results into the files opened for `outputs`, in the same order.
     func write(export: ComparisonExport, chart: String, to files: [OutputFile]) throws(ImageFileError) {
-        for (file, (option, _)) in zip(files, outputs) {
-            switch option {
-            case "--json": try file.write(Array(export.json))
-            case "--csv": try file.write(Array(export.csv.utf8))
-            default: try file.write(Array(chart.utf8))
+        for (file, output) in zip(files, outputs) {
+            switch output.kind {
+            case .json: try file.write(Array(export.json))
+            case .csv: try file.write(Array(export.csv.utf8))
+            case .chart: try file.write(Array(chart.utf8))
             }
         }
     }
 
-    /// The result files asked for, with their options.
-    var outputs: [(option: String, path: String)] {
-        [("--json", json), ("--csv", csv), ("--chart", chart)].compactMap { option, path in path.map { (option, $0) } }
+    /// What a result file holds, named by its option.
+    enum ResultFile: String {
+        case json = "--json"
+        case csv = "--csv"
+        case chart = "--chart"
     }
+
+    /// The result files asked for.
+    var outputs: [Output<ResultFile>] { Output.given([.json: json, .csv: csv, .chart: chart]) }
 }
 
 /// Checks `--grace`: a finite number of seconds from 0 to an hour.

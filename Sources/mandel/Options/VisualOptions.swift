@@ -30,10 +30,13 @@ struct VisualOptions: ParsableArguments {
     /// Whether an output needs the whole picture and every tile record in memory (the maps do; the trace does not).
     var needsWholePicture: Bool { ownershipMap != nil || costMap != nil }
 
-    /// The paths given, with the option that gave each.
-    var outputs: [(option: String, path: String)] {
-        [("--ownership-map", ownershipMap), ("--cost-map", costMap), ("--trace", trace)].compactMap { option, path in
-            path.map { (option, $0) }
-        }
+    /// What a file of these options holds, named by its option.
+    enum File: String {
+        case ownershipMap = "--ownership-map"
+        case costMap = "--cost-map"
+        case trace = "--trace"
     }
+
+    /// The files given.
+    var outputs: [Output<File>] { Output.given([.ownershipMap: ownershipMap, .costMap: costMap, .trace: trace]) }
 }

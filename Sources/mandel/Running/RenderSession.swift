@@ -165,16 +165,16 @@ struct RenderSession {
     private func writeExtras(
         _ files: [OutputFile], render: PictureRender, report: RenderReport, behaviour: RunBehaviour, title: String
     ) throws {
-        for (file, (option, _)) in zip(files, visuals.outputs) {
-            switch option {
-            case "--ownership-map":
+        for (file, output) in zip(files, visuals.outputs) {
+            switch output.kind {
+            case .ownershipMap:
                 try PictureWriter.writePNG(
                     OwnershipMap.draw(canvas: render.canvas!, report: report, title: title), to: file)
-            case "--cost-map":
+            case .costMap:
                 let picture = CostMap.draw(
                     counts: render.counts!, grid: SampleGrid.of(job), kernel: job.kernel, julia: job.julia)
                 try PictureWriter.writePNG(picture, to: file)
-            default:
+            case .trace:
                 try ChromeTrace.write(
                     report, title: "mandel render: " + title, counters: Self.counters(behaviour, report: report),
                     emit: { chunk throws(ImageFileError) in try file.write(chunk) },
