@@ -191,7 +191,7 @@ struct ParsingTests {
         #expect(render.view.iterations == 100 && render.work.workers == [2] && render.view.paletteCycle == 15)
         #expect(render.strategy.strategy.name == "tasks")
         let sweep = try SweepCommand.parse(["--workers", "1, 2 ,4", "--size", "64x48"])
-        #expect(sweep.work.workers == [1, 2, 4])
+        #expect(sweep.options.work.workers == [1, 2, 4])
         for hex in [
             ["--zoom", "0x10"], ["--workers", "0x2"], ["--size", "0x10x10"], ["--center", "0x1,0"],
             ["--grace", "0x1p1"],

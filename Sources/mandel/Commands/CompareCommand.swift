@@ -22,23 +22,8 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
             """
     )
 
-    @OptionGroup(title: "View")
-    var view: ViewOptions
-
-    @OptionGroup(title: "Work split")
-    var work: WorkOptions
-
-    @OptionGroup(title: "Measurement")
-    var measurement: MeasurementOptions
-
-    @OptionGroup(title: "Behaviour")
-    var behaviour: BehaviourOptions
-
-    @OptionGroup(title: "Sharing the histogram")
-    var sharing: SharingOptions
-
-    @OptionGroup(title: "First picture")
-    var firstPicture: PreviewOptions
+    @OptionGroup
+    var options: WorkloadOptions
 
     @Option(
         help: ArgumentHelp(
@@ -84,7 +69,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
     /// Every file the run writes, with the option that names it: results, charts, maps.
     private var outputs: [(option: String, path: String)] {
-        measurement.outputs.map(\.named) + behaviourCharts.map(\.named) + mapOutputs
+        options.measurement.outputs.map(\.named) + behaviourCharts.map(\.named) + mapOutputs
     }
 
     @Flag(
@@ -94,49 +79,50 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     var heartbeatOverhead = false
 
     var outputCount: Int {
-        measurement.outputs.count + behaviourCharts.count + (ownershipMaps == nil ? 0 : entries.count)
+        options.measurement.outputs.count + behaviourCharts.count + (ownershipMaps == nil ? 0 : entries.count)
     }
 
     var workerThreads: Int {
-        let plan = RenderJob(view: view, work: work).plan()
+        let plan = RenderJob(view: options.view, work: options.work).plan()
         return entries.map { $0.strategy.threadsStarted(for: plan) }.max() ?? 0
     }
 
     mutating func validate() throws {
-        try view.validateFitsInMemory(because: "mandel compare keeps whole pictures in memory")
-        try work.validateSingleValues(command: "compare", size: view.size)
+        try options.view.validateFitsInMemory(because: "mandel compare keeps whole pictures in memory")
+        try options.work.validateSingleValues(command: "compare", size: options.view.size)
         try validateDistinctOutputs(outputs)
-        try behaviour.validateSingleWait(command: "compare")
-        try sharing.validate(for: view.colorScheme, command: "compare", lists: ["--merge"])
-        try firstPicture.validate(colorScheme: view.colorScheme)
-        try work.validateOrder(
-            command: "compare", size: view.size,
-            format: view.colorScheme.pixelFormat(supersampling: view.samplesPerAxis),
+        try options.behaviour.validateSingleWait(command: "compare")
+        try options.sharing.validate(for: options.view.colorScheme, command: "compare", lists: ["--merge"])
+        try options.firstPicture.validate(colorScheme: options.view.colorScheme)
+        try options.work.validateOrder(
+            command: "compare", size: options.view.size,
+            format: options.view.colorScheme.pixelFormat(supersampling: options.view.samplesPerAxis),
             allowsList: true)
-        if latencyChart != nil && behaviour.heartbeatNanoseconds == nil {
+        if latencyChart != nil && options.behaviour.heartbeatNanoseconds == nil {
             throw ValidationError("--latency-chart draws what the heartbeat measures; remove --heartbeat off")
         }
-        if firstPictureChart != nil && firstPicture.preview == nil {
+        if firstPictureChart != nil && options.firstPicture.preview == nil {
             throw ValidationError(
                 "--first-picture-chart draws when the preview came; add --preview with a number of pixels")
         }
-        if heartbeatOverhead && behaviour.heartbeatNanoseconds == nil {
+        if heartbeatOverhead && options.behaviour.heartbeatNanoseconds == nil {
             throw ValidationError("--heartbeat-overhead measures the heartbeat against none; remove --heartbeat off")
         }
     }
 
     /// The rows, in order.
     var entries: [MeasurementSession.Entry] {
-        MeasurementSession.Entry.grid(measurement.strategyList, orders: work.orders, sharings: sharing.sharings())
+        MeasurementSession.Entry.grid(
+            options.measurement.strategyList, orders: options.work.orders, sharings: options.sharing.sharings())
             + (progressOverhead
                 ? [
                     MeasurementSession.Entry(
-                        strategy: StrategyCatalog.recommended, reportsProgress: true, sharing: sharing.sharing)
+                        strategy: StrategyCatalog.recommended, reportsProgress: true, sharing: options.sharing.sharing)
                 ] : [])
             + (heartbeatOverhead
                 ? [
                     MeasurementSession.Entry(
-                        strategy: StrategyCatalog.recommended, heartbeat: false, sharing: sharing.sharing)
+                        strategy: StrategyCatalog.recommended, heartbeat: false, sharing: options.sharing.sharing)
                 ]
                 : [])
     }
@@ -147,9 +133,9 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     func run() async throws {
-        let job = RenderJob(view: view, work: work)
-        let resultCount = measurement.outputs.count
-        try await CommandRun.perform(grace: measurement.grace) { watch in
+        let job = RenderJob(view: options.view, work: options.work)
+        let resultCount = options.measurement.outputs.count
+        try await CommandRun.perform(grace: options.measurement.grace) { watch in
             let chartCount = behaviourCharts.count
             let paths = outputs.map(\.path)
             try await CommandRun.publishing(paths, watch: watch) { files in
@@ -165,31 +151,31 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     private func measure(
         job: RenderJob, results: [OutputFile], charts: [OutputFile], maps: [OutputFile], watch: SignalWatch
     ) async throws {
-        let report = measurement.report
+        let report = options.measurement.report
         try report.line(
-            WorkloadText.describe(job, warmup: measurement.warmup, runs: measurement.runs)
-                + WorkloadText.describe(behaviour) + WorkloadText.describe(sharing, for: job))
+            WorkloadText.describe(job, warmup: options.measurement.warmup, runs: options.measurement.runs)
+                + WorkloadText.describe(options.behaviour) + WorkloadText.describe(options.sharing, for: job))
         let entries = self.entries
         let session = MeasurementSession(
-            entries: entries, job: job, warmup: measurement.warmup, runs: measurement.runs,
-            cancellation: watch.cancellation, behaviour: behaviour, previewEvery: firstPicture.preview)
+            entries: entries, job: job, warmup: options.measurement.warmup, runs: options.measurement.runs,
+            cancellation: watch.cancellation, behaviour: options.behaviour, previewEvery: options.firstPicture.preview)
         let comparison = try await session.measure { entry, canvas, report in
             guard let index = entries.firstIndex(where: { $0.name == entry.name }), index < maps.count else { return }
             let title =
                 "\(entry.name), \(job.splitLabel), \(report.plannedWorkers) workers, wall \(NumberFormat.seconds(report.wallSeconds))"
             try PictureWriter.writePNG(OwnershipMap.draw(canvas: canvas, report: report, title: title), to: maps[index])
         }
-        if behaviour.cancelAfter == nil {
+        if options.behaviour.cancelAfter == nil {
             try ensureIdenticalPixels(comparison)
         }
         try report.line(ComparisonTable.render(comparison))
-        if behaviour.tileWaitMilliseconds > 0 || behaviour.cancelAfter != nil {
+        if options.behaviour.tileWaitMilliseconds > 0 || options.behaviour.cancelAfter != nil {
             try report.line("\n" + ComparisonTable.behaviour(comparison))
         }
-        if behaviour.cancelAfter != nil {
+        if options.behaviour.cancelAfter != nil {
             try report.line("runs cancelled on purpose: pixels not compared, checksums 0")
         }
-        if work.orders.contains(.centre) || firstPicture.preview != nil {
+        if options.work.orders.contains(.centre) || options.firstPicture.preview != nil {
             try report.line("\n" + ComparisonTable.order(comparison))
         }
         if comparison.results.contains(where: { $0.behaviour.merge != nil }) {
@@ -197,16 +183,17 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         }
         try report.line(WorkloadText.summary(of: comparison))
 
-        let workload = WorkloadText.exportDescription(job, warmup: measurement.warmup, runs: measurement.runs)
+        let workload = WorkloadText.exportDescription(
+            job, warmup: options.measurement.warmup, runs: options.measurement.runs)
         let export = ComparisonExport(
             compare: comparison, workload: workload, machine: MachineDescription())
-        try measurement.write(export: export, chart: Charts.compare(comparison, job: job), to: results)
+        try options.measurement.write(export: export, chart: Charts.compare(comparison, job: job), to: results)
         for (file, output) in zip(charts, behaviourCharts) {
             let chart =
                 switch output.kind {
-                case .threads: Charts.threads(comparison, job: job, workload: WorkloadText.describe(behaviour))
-                case .latency: Charts.latency(comparison, job: job, workload: WorkloadText.describe(behaviour))
-                case .firstPicture: Charts.firstPicture(comparison, job: job, every: firstPicture.preview ?? 0)
+                case .threads: Charts.threads(comparison, job: job, workload: WorkloadText.describe(options.behaviour))
+                case .latency: Charts.latency(comparison, job: job, workload: WorkloadText.describe(options.behaviour))
+                case .firstPicture: Charts.firstPicture(comparison, job: job, every: options.firstPicture.preview ?? 0)
                 }
             try file.write(Array(chart.utf8))
         }
