@@ -275,7 +275,8 @@ package struct ComparisonExport: Encodable {
                 }
             }
             // A sweep over --merge-batch needs no column of its own: each row has its merge_batch.
-            return (["workers,tile,tile_wait," + Row.csvHeader] + lines).joined(separator: "\n")
+            // The point's own columns are named point_…: a row has its own workers column.
+            return (["point_workers,point_tile,point_tile_wait," + Row.csvHeader] + lines).joined(separator: "\n")
                 + "\n"
         }
         return ([Row.csvHeader] + results.map(\.csvLine)).joined(separator: "\n") + "\n"

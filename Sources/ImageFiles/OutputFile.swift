@@ -9,7 +9,10 @@ import Platform
 ///   never sees half a file; a failure or a signal leaves nothing behind; a
 ///   replaced file keeps its permissions.
 /// - **a symbolic link**: the file it points to is replaced the same way; the link stays.
-/// - **`-`**: standard output, written as it comes.
+/// - **`-`**: standard output, written as it comes; so are `/dev/stdout`, `/dev/fd/1` and
+///   `/proc/self/fd/1`, which name the same stream. `/dev/stderr` and any other `/dev/fd/N`
+///   (a shell's `>(command)`) are the open descriptor they name, written as it comes;
+///   `/dev/stdin` is refused.
 /// - **a FIFO or a character device** (`/dev/null`, a terminal): written in
 ///   place, as it comes. A FIFO that no process is reading is refused at once
 ///   rather than waited for.
@@ -33,6 +36,33 @@ public final class OutputFile {
     /// What the user typed for standard output.
     public static let standardOutputName = "-"
 
+    /// Whether `path` names standard output: `-`, or a name of descriptor 1 (`/dev/stdout`, `/dev/fd/1`).
+    public static func namesStandardOutput(_ path: String) -> Bool {
+        path == standardOutputName || descriptorNamed(by: path) == STDOUT_FILENO
+    }
+
+    /// The open descriptor that `path` names by itself, whatever that descriptor is (a pipe,
+    /// a terminal, a file a shell opened): `/dev/stdout`, `/dev/stderr`, `/dev/stdin`, `/dev/fd/N`,
+    /// `/proc/self/fd/N`. Following such a name as a link would find the file behind the
+    /// descriptor (or no file at all, for a pipe) and replace it instead of writing to the stream.
+    public static func descriptorNamed(by path: String) -> Int32? {
+        switch path {
+        case "/dev/stdin": return STDIN_FILENO
+        case "/dev/stdout": return STDOUT_FILENO
+        case "/dev/stderr": return STDERR_FILENO
+        default: break
+        }
+        for prefix in ["/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/", "/proc/\(getpid())/fd/"]
+        where path.hasPrefix(prefix) {
+            let number = path.dropFirst(prefix.count)
+            guard !number.isEmpty, number.allSatisfy(\.isASCII), number.allSatisfy(\.isNumber),
+                let descriptor = Int32(number)
+            else { return nil }
+            return descriptor
+        }
+        return nil
+    }
+
     /// Whether this output is a stream (standard output, a FIFO, a device), written in place.
     public var isStream: Bool { temporaryPath == nil }
 
@@ -42,8 +72,12 @@ public final class OutputFile {
     ///   or ``ImageFileError/outOfResources(path:reason:)`` when the process has no descriptor left.
     public init(path: String) throws(ImageFileError) {
         self.path = path
-        if path == Self.standardOutputName {
-            let descriptor = dup(STDOUT_FILENO)
+        if let named = path == Self.standardOutputName ? STDOUT_FILENO : Self.descriptorNamed(by: path) {
+            guard named != STDIN_FILENO else {
+                throw .cannotCreate(
+                    path: path, reason: "it is standard input; give a file name, or - for standard output")
+            }
+            let descriptor = dup(named)
             guard descriptor >= 0, let stream = fdopen(descriptor, "wb") else {
                 throw Self.openFailure(path: path, errno: errno, folder: nil)
             }
@@ -96,7 +130,7 @@ public final class OutputFile {
     // MARK: - Opening
 
     /// Follows symbolic links from `path` to the path of the file they name (which need not exist yet).
-    private static func resolvingLinks(_ path: String) throws(ImageFileError) -> String {
+    static func resolvingLinks(_ path: String) throws(ImageFileError) -> String {
         var current = path
         for _ in 0..<40 {
             var status = stat()

@@ -65,7 +65,7 @@ public struct OutputSet {
     /// not by their spelling. `/dev/null` may be named any number of times.
     public static func firstSameFile(among paths: [String]) -> (String, String)? {
         // Standard output named twice is one stream twice, even when it is /dev/null.
-        if paths.filter({ $0 == OutputFile.standardOutputName }).count > 1 {
+        if paths.filter(OutputFile.namesStandardOutput).count > 1 {
             return (OutputFile.standardOutputName, OutputFile.standardOutputName)
         }
         var seen: [FileIdentity: String] = [:]
@@ -85,9 +85,11 @@ struct FileIdentity: Hashable {
     let name: String?
 
     init?(_ path: String) {
+        // An empty name names nothing: creating it is refused with that reason.
+        guard !path.isEmpty else { return nil }
         var status = stat()
-        let found =
-            path == OutputFile.standardOutputName ? fstat(STDOUT_FILENO, &status) == 0 : stat(path, &status) == 0
+        let descriptor = path == OutputFile.standardOutputName ? STDOUT_FILENO : OutputFile.descriptorNamed(by: path)
+        let found = descriptor.map { fstat($0, &status) == 0 } ?? (stat(path, &status) == 0)
         if found {
             if status.st_mode & S_IFMT == S_IFCHR, status.st_rdev == Self.nullDevice { return nil }
             device = UInt64(status.st_dev)
@@ -95,8 +97,10 @@ struct FileIdentity: Hashable {
             name = nil
             return
         }
-        // A file still to be created: the same folder (by inode) and the same name.
-        let (folder, name) = OutputFile.split(path)
+        // A file still to be created: the same folder (by inode) and the same name, after
+        // any symbolic links (a dangling link names the file it will create).
+        guard let target = try? OutputFile.resolvingLinks(path) else { return nil }
+        let (folder, name) = OutputFile.split(target)
         guard stat(folder, &status) == 0 else { return nil }
         device = UInt64(status.st_dev)
         inode = UInt64(status.st_ino)

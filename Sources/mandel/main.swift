@@ -13,7 +13,7 @@ func run(_ command: sending any ParsableCommand) -> Never {
     ProcessStart.ensureThreads(forWorkers: needs?.workerThreads ?? 0)
     guard let asynchronous = command as? any AsyncParsableCommand else {
         var synchronous = command
-        do { try synchronous.run() } catch { Mandel.exit(withError: error) }
+        do { try synchronous.run() } catch { InformationRequest.exit(withError: error) }
         ProcessStart.exit(0)
     }
     // The parsed command is a value that only this task uses, from here on.
@@ -35,7 +35,8 @@ func run(_ command: sending any ParsableCommand) -> Never {
 
 ProcessStart.deliverWriteErrorsAsErrors()
 do {
+    try InformationRequest.check(Array(CommandLine.arguments.dropFirst()))
     run(try Mandel.parseAsRoot())
 } catch {
-    Mandel.exit(withError: error)
+    InformationRequest.exit(withError: error)
 }

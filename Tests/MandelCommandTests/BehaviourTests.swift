@@ -175,7 +175,7 @@ struct BehaviourTests {
         let points = try #require(export["points"] as? [[String: Any]])
         #expect(points.compactMap { $0["tile_wait"] as? Double } == [0, 0.002])
         let csv = try String(contentsOfFile: folder + "/s.csv", encoding: .utf8).split(separator: "\n")
-        #expect(csv.first?.hasPrefix("workers,tile,tile_wait,strategy,") == true)
+        #expect(csv.first?.hasPrefix("point_workers,point_tile,point_tile_wait,strategy,") == true)
         #expect(csv.count == 1 + 2 * 2, "a row per point and strategy (serial and gcd)")
     }
 

@@ -35,7 +35,7 @@ struct StrategyChoice: ExpressibleByArgument, Sendable {
 protocol WordArgument: ExpressibleByArgument, RawRepresentable<String>, CaseIterable {}
 
 extension WordArgument {
-    public init?(argument: String) { self.init(rawValue: String(argument.trimmingBlanks)) }
+    public init?(argument: String) { self.init(rawValue: ValueParsing.spelling(argument)) }
 }
 
 extension ColorScheme: ExpressibleByArgument, WordArgument {}

@@ -21,8 +21,13 @@ enum ValueParsing {
     /// A whole number, such as `-12` or `4`.
     static func integer(_ text: some StringProtocol) throws -> Int {
         let trimmed = text.trimmingBlanks
-        guard isDecimal(trimmed, fraction: false), let value = Int(trimmed) else {
+        guard isDecimal(trimmed, fraction: false) else {
             throw Refusal(description: "give a whole number such as 4")
+        }
+        guard let value = Int(trimmed) else {
+            throw Refusal(
+                description: "out of range: whole numbers run from \(Int.min) to \(Int.max), and each "
+                    + "option's own range is narrower (see --help)")
         }
         return value
     }
@@ -53,13 +58,22 @@ enum ValueParsing {
         -> [Word]
     {
         try list(text) { item in
-            guard let word = Word(rawValue: String(item.trimmingBlanks)) else {
+            guard let word = Word(rawValue: spelling(item)) else {
                 throw Refusal(
                     description: "unknown \(kind) '\(item.trimmingBlanks)'; choose from "
                         + Word.allCases.map(\.rawValue).joined(separator: ", "))
             }
             return word
         }
+    }
+
+    /// Other spellings of a word that an option takes: `center` is `centre`, beside the option `--center`.
+    static let otherSpellings = ["center": "centre"]
+
+    /// The word `text` names, without its blanks and in the spelling the program uses.
+    static func spelling(_ text: some StringProtocol) -> String {
+        let word = String(text.trimmingBlanks)
+        return otherSpellings[word] ?? word
     }
 
     /// `WxH` or `N`, each side from 1 to `maximum`.

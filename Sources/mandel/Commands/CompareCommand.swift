@@ -27,7 +27,8 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
     @Option(
         help: ArgumentHelp(
-            "Write each strategy's ownership map (from its last run) into this existing folder as <strategy>.png.",
+            "Write each row's ownership map (from its last run) into this existing folder as <row>.png, "
+                + "with '-' for the '/' in a row's name (gcd-centre.png).",
             valueName: "folder"))
     var ownershipMaps: String?
 
@@ -129,7 +130,11 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
     private var mapOutputs: [(option: String, path: String)] {
         guard let ownershipMaps else { return [] }
-        return entries.map { ("--ownership-maps", "\(ownershipMaps)/\($0.name).png") }
+        // An empty folder name stays empty (refused as every empty name is), never "/" by accident;
+        // a row's name is made a file name ("gcd/centre" is written as gcd-centre.png).
+        return entries.map {
+            ("--ownership-maps", ownershipMaps.isEmpty ? "" : "\(ownershipMaps)/\($0.fileName).png")
+        }
     }
 
     func run() async throws {

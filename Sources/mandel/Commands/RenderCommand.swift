@@ -189,9 +189,9 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
                     "--ownership-map and --cost-map need the whole picture in memory (without them, render streams it in bands)"
             )
         }
-        if json, let (option, _) = outputs.first(where: { $0.path == OutputFile.standardOutputName }) {
+        if json, let (option, path) = outputs.first(where: { OutputFile.namesStandardOutput($0.path) }) {
             throw ValidationError(
-                "\(option) - writes to standard output, where --json would write the report too; give \(option) "
+                "\(option) \(path) writes to standard output, where --json would write the report too; give \(option) "
                     + "a file name, or remove --json"
             )
         }

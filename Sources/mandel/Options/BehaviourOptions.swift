@@ -58,7 +58,8 @@ struct BehaviourOptions: ParsableArguments {
         }
         if tileWaitMode != nil, tileWait.allSatisfy({ $0 == 0 }) {
             throw ValidationError(
-                "--tile-wait-mode says how a tile waits; add --tile-wait with a number of milliseconds")
+                "--tile-wait-mode says how a tile waits, and no tile waits (--tile-wait is 0 or not given); "
+                    + "give --tile-wait a number of milliseconds above 0")
         }
         if let cancelAfter, !(0...3_600_000).contains(cancelAfter) {
             throw ValidationError("--cancel-after must be from 0 to 3600000 milliseconds (got \(cancelAfter))")

@@ -57,6 +57,10 @@ struct MeasurementOptions: ParsableArguments {
             throw ValidationError("--warmup must be from 0 to 100 (got \(warmup))")
         }
         guard (1...1000).contains(runs) else { throw ValidationError("--runs must be from 1 to 1000 (got \(runs))") }
+        // One rule for every list: an item given twice is refused, never silently dropped.
+        if let repeated = ValueParsing.firstRepeated(strategies?.map(\.strategy.name) ?? []) {
+            throw ValidationError("--strategies lists \(repeated) more than once")
+        }
     }
 
     /// The strategies in order, the baseline first, each once.
@@ -71,7 +75,7 @@ struct MeasurementOptions: ParsableArguments {
 
     /// Where the human report goes: standard output, unless a result file goes there.
     var report: HumanReport {
-        HumanReport(toStandardError: outputs.contains { $0.path == OutputFile.standardOutputName })
+        HumanReport(toStandardError: outputs.contains { OutputFile.namesStandardOutput($0.path) })
     }
 
     /// Writes the results into the files opened for `outputs`, in the same order.

@@ -62,7 +62,9 @@ struct ViewOptions: ParsableArguments {
                 + "as '#000764,#206bcb,#edffff,#ffaa00,#000200'.",
             valueName: "name|colours"),
         transform: { text in
-            do { return try PaletteSpecification.parse(text) } catch let invalid as PaletteSpecification.Invalid {
+            do { return try PaletteSpecification.parse(String(text.trimmingBlanks)) } catch let invalid
+                as PaletteSpecification.Invalid
+            {
                 throw ValueParsing.Refusal(description: invalid.description)
             }
         })

@@ -83,8 +83,10 @@ struct WorkOptions: ParsableArguments {
     /// The tile orders asked for; rows alone by default.
     var orders: [TileOrder] { order ?? [.rows] }
 
-    /// Refuses tiles larger than the picture.
+    /// Refuses tiles larger than the picture, for the tiles split: the bands and rows splits
+    /// do not use `--tile`, so no size of it is refused with them (one rule for every split).
     func validateTiles(fitIn size: PixelSize) throws {
+        guard split == .tiles else { return }
         if let tooLarge = tile?.first(where: { $0.width > size.width || $0.height > size.height }) {
             throw ValidationError(
                 "--tile \(tooLarge) is larger than the \(size) picture; use a tile no larger than the picture")

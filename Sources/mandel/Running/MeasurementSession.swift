@@ -37,6 +37,9 @@ struct MeasurementSession {
             strategy.name + (reportsProgress ? "+progress" : "") + (heartbeat ? "" : "/no-heartbeat") + variant
         }
 
+        /// The row's name as a file name: `/` (which would name a folder) becomes `-`.
+        var fileName: String { name.replacing("/", with: "-") }
+
         /// The row this one's speedup is measured against when it has a variant: the baseline's with the same.
         var baseline: String? { variant.isEmpty ? nil : StrategyCatalog.baseline.name + variant }
 

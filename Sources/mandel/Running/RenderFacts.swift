@@ -73,7 +73,7 @@ struct RenderFacts {
     }
 
     /// The output's name as messages show it.
-    var outputName: String { output == OutputFile.standardOutputName ? "standard output" : Display.path(output) }
+    var outputName: String { OutputFile.namesStandardOutput(output) ? "standard output" : Display.path(output) }
 
     /// The text chunks that say what the picture is: only what determines its pixels and
     /// their encoding, so that the file's bytes are the same whatever strategy, split, tile

@@ -55,7 +55,7 @@ struct RenderSession {
             summary = cancelled.summary
         }
         // Standard output carries a file (-o -, --trace -): the report goes to standard error.
-        try HumanReport(toStandardError: paths.contains(OutputFile.standardOutputName)).line(
+        try HumanReport(toStandardError: paths.contains(where: OutputFile.namesStandardOutput)).line(
             json ? summary.json : summary.line)
         if watch.wasAskedToTerminate {
             printError("terminated: finished the render within the grace period and wrote \(summary.facts.outputName)")

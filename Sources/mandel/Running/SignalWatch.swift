@@ -7,12 +7,14 @@ import Synchronization
 /// Turns every signal that would end the process into a clean stop: the work is
 /// cancelled, no file is left behind, and the process exits with 128 + the signal.
 ///
-/// SIGINT, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1 and SIGUSR2 stop at once. SIGTERM
+/// Every signal whose default action ends the process, and that can be caught, stops at
+/// once: SIGINT, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU (`ulimit -t`),
+/// SIGVTALRM, SIGPROF, SIGSTKFLT, SIGPWR, SIGSYS and the real-time signals. SIGTERM
 /// is a polite request, like the book's app asked to move to the background:
 /// the work in flight may finish within a grace period and be written; if the
 /// grace runs out, it is cancelled cleanly. A signal the process inherited as
 /// ignored (`nohup` ignores SIGHUP; a shell ignores SIGINT and SIGQUIT for
-/// background jobs) stays ignored. SIGPIPE and SIGXFSZ are turned into write
+/// background jobs; any parent may ignore any signal) stays ignored, whichever it is. SIGPIPE and SIGXFSZ are turned into write
 /// errors at startup (see ``ProcessStart``).
 ///
 /// The signals are handled on a serial queue of their own, not the main queue,
@@ -25,15 +27,26 @@ final class SignalWatch: @unchecked Sendable {
     // created in init and cancelled in stop(), and a dispatch source may be
     // cancelled from any thread. The rest is atomic.
 
-    /// The signals that stop the work.
-    static let stoppingSignals = [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR1, SIGUSR2]
+    /// The signals that stop the work: every one whose default action ends the process,
+    /// except SIGKILL and SIGSTOP (which cannot be caught), SIGPIPE and SIGXFSZ (write errors,
+    /// see ``ProcessStart``) and the faults a bug raises (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+    /// SIGABRT, SIGTRAP: the runtime's backtracer reports those).
+    static let stoppingSignals =
+        [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF, SIGSTKFLT]
+        + [SIGPWR, SIGSYS] + Array(realTimeSignals)
+
+    /// SIGRTMIN…SIGRTMAX as this C library numbers them (it keeps the first two for itself).
+    static var realTimeSignals: ClosedRange<Int32> { __libc_current_sigrtmin()...__libc_current_sigrtmax() }
+
+    /// The signals this watch handles: the stopping signals not inherited as ignored.
+    private var watched: [Int32] = []
     /// How long the work gets to stop after a signal before the process exits regardless.
     static let exitDeadline: DispatchTimeInterval = .milliseconds(400)
 
     /// The flag every render of this command watches.
     let cancellation = CancellationFlag()
     private let queue = DispatchQueue(label: "mandel.signals")
-    private var sources: [any DispatchSourceSignal] = []
+    private var sources: [any DispatchSourceRead] = []
     private let stopSignal = Atomic<Int32>(0)
     /// Files put in place on purpose before the run ended (a preview), which a stop leaves where they are.
     private let placedEarly = Locked<[String]>([])
@@ -41,36 +54,57 @@ final class SignalWatch: @unchecked Sendable {
 
     /// Starts watching; call before any output is opened.
     ///
+    /// Each signal is caught by a C handler that writes its number into a pipe, which a
+    /// read source on the signal queue drains. Dispatch's own signal sources lost signals
+    /// under load: on Linux its handler blocks the signal in the thread that took it and
+    /// raises it again at that thread alone, where its signalfd never sees it, and its worker
+    /// threads leave SIGPROF and SIGSYS unblocked (seen: SIGPROF and SIGSYS lost, the render
+    /// run to its end). A pipe loses nothing: a byte written before the source is armed waits.
+    ///
     /// - Parameter grace: Seconds the work may still take after SIGTERM.
     init(grace: Double) {
-        // resume() arms a source later, on Dispatch's own thread; a signal that came before
-        // would be lost (it is ignored already). Wait until every source is registered.
-        let registered = DispatchGroup()
-        for signalNumber in Self.stoppingSignals where !Self.isInheritedAsIgnored(signalNumber) {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
-            registered.enter()
-            source.setRegistrationHandler { registered.leave() }
-            // The handlers hold self, and self holds the sources: stop() cancels
-            // them, which releases the handlers and breaks the cycle.
-            source.setEventHandler {
+        watched = Self.stoppingSignals.filter { !Self.isInheritedAsIgnored($0) }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            // Descriptors were checked at the start; without a pipe the signals keep their defaults.
+            ProcessStart.writeError("warning: no pipe for the signal handlers; a signal now will not clean up")
+            watched = []
+            return
+        }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        let readEnd = ends[0]
+        SignalPipe.writeEnd = ends[1]
+        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: queue)
+        // The handler holds self, and self holds the source: stop() cancels it, which
+        // releases the handler and breaks the cycle.
+        source.setEventHandler {
+            var bytes = [UInt8](repeating: 0, count: 64)
+            let count = read(readEnd, &bytes, bytes.count)
+            for signalNumber in bytes.prefix(max(0, count)).map(Int32.init) {
                 if signalNumber != SIGTERM {
                     self.stop(because: signalNumber)
                 } else if !self.terminationRequested.exchange(true, ordering: .relaxed) {
                     self.queue.asyncAfter(deadline: .now() + grace) { self.stop(because: SIGTERM) }
                 }
             }
-            source.resume()
-            sources.append(source)
         }
-        if registered.wait(timeout: .now() + 2) == .timedOut {
-            ProcessStart.writeError(
-                "warning: the signal handlers took more than 2 s to start; a signal now may not clean up")
+        source.resume()
+        sources.append(source)
+        for signalNumber in watched {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = forwardSignal
+            sigemptyset(&action.sa_mask)
+            // Interrupted system calls resume: the signal is handled on the queue, not where it landed.
+            action.sa_flags = SA_RESTART
+            sigaction(signalNumber, &action, nil)
         }
     }
 
-    private static func isInheritedAsIgnored(_ signalNumber: Int32) -> Bool {
-        guard [SIGHUP, SIGINT, SIGQUIT].contains(signalNumber) else { return false }
+    /// Whether `signalNumber` is ignored now, that is, before the watch starts: as the process inherited it.
+    static func isInheritedAsIgnored(_ signalNumber: Int32) -> Bool {
         var current = sigaction()
         sigaction(signalNumber, nil, &current)
         // SIG_IGN is the handler address 1; handlers are C function pointers, not comparable in Swift.
@@ -89,7 +123,7 @@ final class SignalWatch: @unchecked Sendable {
     /// Stops watching and restores the default actions.
     func stop() {
         sources.forEach { $0.cancel() }
-        for signalNumber in Self.stoppingSignals where !Self.isInheritedAsIgnored(signalNumber) {
+        for signalNumber in watched {
             signal(signalNumber, SIG_DFL)
         }
     }
@@ -120,6 +154,13 @@ final class SignalWatch: @unchecked Sendable {
             case SIGALRM: "stopped by SIGALRM"
             case SIGUSR1: "stopped by SIGUSR1"
             case SIGUSR2: "stopped by SIGUSR2"
+            case SIGXCPU: "stopped by SIGXCPU: the CPU time limit ('ulimit -t') ran out"
+            case SIGVTALRM: "stopped by SIGVTALRM"
+            case SIGPROF: "stopped by SIGPROF"
+            case SIGSTKFLT: "stopped by SIGSTKFLT"
+            case SIGPWR: "stopped by SIGPWR"
+            case SIGSYS: "stopped by SIGSYS"
+            case realTimeSignals: "stopped by SIGRTMIN+\(signalNumber - realTimeSignals.lowerBound)"
             default: "stopped by signal \(signalNumber)"
             }
         guard !placedEarly.isEmpty else { return name + "; the work was cancelled and no file was left" }
@@ -137,4 +178,17 @@ final class SignalWatch: @unchecked Sendable {
 
     /// The exit status for the current stop: 128 + the signal.
     var exitStatus: Int32 { 128 + stopSignal.load(ordering: .relaxed) }
+}
+
+/// The write end of the signal pipe, which the C handler reads: set before any handler is installed.
+private enum SignalPipe {
+    nonisolated(unsafe) static var writeEnd: Int32 = -1
+}
+
+/// The signal handler: writes the signal's number into the pipe, nothing else (async-signal-safe).
+private func forwardSignal(_ signalNumber: Int32) {
+    let saved = errno
+    var byte = UInt8(truncatingIfNeeded: signalNumber)
+    _ = write(SignalPipe.writeEnd, &byte, 1)
+    errno = saved
 }

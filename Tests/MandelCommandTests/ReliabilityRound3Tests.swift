@@ -1,0 +1,316 @@
+import ArgumentParser
+import Foundation
+import ImageFiles
+import MandelbrotCore
+import Testing
+
+@testable import mandel
+
+/// Issue 33, by class: input rules, outputs that name streams or alias each other, names
+/// built from data, help and version, and every signal that ends the process.
+@Suite("Reliability, round three: input rules, in process")
+struct InputRuleTests {
+    @Test("spaces around every word value are ignored, --palette's too")
+    func blanksAroundWords() throws {
+        let render = try RenderCommand.parse([
+            "--palette", " classic ", "--color", " smooth ", "--split", "\ttiles ", "--order", " centre ",
+            "--compression", " fast ", "--kernel", " scalar ",
+        ])
+        #expect(render.view.palette != nil && render.work.orders == [.centre])
+        #expect(try RenderCommand.parse(["--palette", " fire "]).view.palette != nil)
+    }
+
+    @Test("centre and center are one word wherever one is accepted", arguments: ["center", " center", "centre"])
+    func bothSpellings(word: String) throws {
+        #expect(try RenderCommand.parse(["--order", word]).work.orders == [.centre])
+        #expect(try CompareCommand.parse(["--order", "rows,\(word)"]).work.orders == [.rows, .centre])
+        // Both spellings in one list are the same order twice, which every list refuses.
+        let twice = refusal(CompareCommand.self, ["--order", "centre,\(word)"])
+        #expect(twice?.status == 64 && twice?.message.contains("--order lists centre more than once") == true)
+    }
+
+    @Test("one rule for duplicates in every list: an item given twice is refused, never dropped")
+    func duplicatesRefused() {
+        for (command, arguments, words) in [
+            ("compare", ["--strategies", "gcd,gcd"], "--strategies lists gcd more than once"),
+            ("compare", ["--strategies", "gcd, tasks ,gcd"], "--strategies lists gcd more than once"),
+            ("sweep", ["--workers", "1,2", "--strategies", "tasks,tasks"], "--strategies lists tasks more than once"),
+            ("sweep", ["--workers", "1,01"], "--workers lists 1 more than once"),
+            ("compare", ["--order", "rows,rows"], "--order lists rows more than once"),
+        ] {
+            let outcome =
+                command == "compare"
+                ? refusal(CompareCommand.self, ["--size", "64x48"] + arguments)
+                : refusal(SweepCommand.self, ["--size", "64x48"] + arguments)
+            #expect(outcome?.status == 64, "\(arguments) was accepted")
+            #expect(outcome?.message.contains(words) == true, "\(arguments): \(outcome?.message ?? "accepted")")
+        }
+        // The baseline runs first whether or not it is named; naming it once is no repeat.
+        #expect(refusal(CompareCommand.self, ["--size", "64x48", "--strategies", "serial,gcd"]) == nil)
+    }
+
+    @Test(
+        "a whole number too large for any option says out of range, with the range",
+        arguments: [
+            (["--iterations", "9223372036854775808"]), (["--workers", "-9223372036854775809"]),
+            (["--supersample", "99999999999999999999"]),
+        ])
+    func outOfRange(arguments: [String]) {
+        let outcome = refusal(RenderCommand.self, arguments)
+        #expect(outcome?.status == 64)
+        #expect(outcome?.message.contains("out of range") == true, "\(outcome?.message ?? "accepted")")
+        #expect(outcome?.message.contains("9223372036854775807") == true)
+        #expect(outcome?.message.contains("give a whole number") == false)
+    }
+
+    @Test("--tile-wait-mode without a wait names the real problem, whether --tile-wait 0 was given or not")
+    func tileWaitModeMessage() {
+        for arguments in [["--tile-wait", "0", "--tile-wait-mode", "async"], ["--tile-wait-mode", "blocking"]] {
+            let outcome = refusal(RenderCommand.self, arguments)
+            #expect(outcome?.status == 64)
+            #expect(outcome?.message.contains("add --tile-wait") == false, "\(outcome?.message ?? "accepted")")
+            #expect(outcome?.message.contains("--tile-wait is 0 or not given") == true)
+        }
+    }
+
+    @Test("one tile rule for every split: only the tiles split uses --tile, so only it checks its size")
+    func tileRuleAcrossSplits() {
+        for split in ["rows", "bands"] {
+            #expect(
+                refusal(RenderCommand.self, ["--size", "64x48", "--split", split, "--tile", "64"]) == nil, "\(split)")
+            #expect(
+                refusal(RenderCommand.self, ["--size", "64x48", "--split", split, "--tile", "8"]) == nil, "\(split)")
+        }
+        #expect(refusal(RenderCommand.self, ["--size", "64x48", "--split", "tiles", "--tile", "64"])?.status == 64)
+    }
+
+    @Test("names of standard output are standard output: -o /dev/stdout with --json is refused as -o - is")
+    func standardOutputNames() {
+        for name in ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"] {
+            #expect(OutputFile.namesStandardOutput(name))
+            let outcome = refusal(RenderCommand.self, ["-o", name, "--json"])
+            #expect(outcome?.status == 64, "-o \(name) --json was accepted")
+            #expect(outcome?.message.contains("-o \(name) writes to standard output") == true)
+            let trace = refusal(RenderCommand.self, ["-o", "x.png", "--trace", name, "--json"])
+            #expect(trace?.message.contains("--trace \(name) writes to standard output") == true)
+            let twice = refusal(CompareCommand.self, ["--json", name, "--csv", "-"])
+            #expect(twice?.status == 64, "compare --json \(name) --csv - was accepted")
+        }
+        #expect(!OutputFile.namesStandardOutput("/dev/fd/10") && !OutputFile.namesStandardOutput("/dev/fd/1x"))
+        #expect(OutputFile.descriptorNamed(by: "/dev/stderr") == 2 && OutputFile.descriptorNamed(by: "/dev/fd/") == nil)
+    }
+
+    @Test("a dangling symbolic link to another output of the same command is the same file")
+    func danglingLinkAlias() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link.png", withDestinationPath: "s.png")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/abs.png", withDestinationPath: folder + "/t.png")
+        try FileManager.default.createSymbolicLink(atPath: folder + "/chain.png", withDestinationPath: "abs.png")
+        #expect(OutputSet.firstSameFile(among: [folder + "/s.png", folder + "/link.png"]) != nil)
+        #expect(OutputSet.firstSameFile(among: [folder + "/chain.png", folder + "/t.png"]) != nil)
+        #expect(OutputSet.firstSameFile(among: [folder + "/link.png", folder + "/t.png"]) == nil)
+        let outcome = refusal(
+            RenderCommand.self, ["-o", folder + "/s.png", "--size", "64x48", "--cost-map", folder + "/link.png"])
+        #expect(outcome?.status == 64 && outcome?.message.contains("name the same file") == true)
+        // An empty name is no file at all: it is refused when created, with that reason, never as an alias.
+        #expect(OutputSet.firstSameFile(among: ["", ""]) == nil)
+    }
+
+    @Test("compare's ownership maps have safe file names: a row's '/' becomes '-'")
+    func mapFileNames() throws {
+        let compare = try CompareCommand.parse(["--order", "rows,centre", "--heartbeat-overhead"])
+        let names = compare.entries.map(\.fileName)
+        #expect(names.contains("serial-centre") && names.allSatisfy { !$0.contains("/") }, "\(names)")
+        #expect(names.contains { $0.hasSuffix("no-heartbeat") })
+    }
+}
+
+@Suite("Reliability, round three: the binary", .serialized)
+struct ReliabilityRound3ProcessTests {
+    @Test(
+        "help and version into a full device fail: exit 74, one line on stderr",
+        arguments: [
+            ["--help"], ["--version"], ["render", "--help"], ["help"], ["help", "render"], ["compare", "-h"],
+            ["strategies"], ["palettes"],
+        ])
+    func informationIntoFullDevice(arguments: [String]) throws {
+        let result = try MandelProcess.run(arguments, launch: .init(standardOutputPath: "/dev/full"))
+        #expect(result.status == 74, "\(arguments): exit \(result.status)")
+        #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+        #expect(result.firstErrorLine.contains("standard output"), "\(result.firstErrorLine)")
+    }
+
+    @Test("help names a command, and --version takes nothing else: 64 otherwise")
+    func informationArguments() throws {
+        let bogus = try MandelProcess.run(["help", "bogus"])
+        expectRefusal(bogus, status: 64, mentioning: "unknown command 'bogus'")
+        #expect(bogus.standardOutput.isEmpty)
+        expectRefusal(try MandelProcess.run(["--version", "extra"]), status: 64, mentioning: "--version takes no")
+        expectRefusal(
+            try MandelProcess.run(["help", "render", "sweep"]), status: 64, mentioning: "help names one command")
+        let help = try MandelProcess.run(["help", "sweep"])
+        #expect(help.status == 0 && help.standardOutput.contains("mandel sweep"))
+    }
+
+    @Test("compare --ownership-maps '' is an empty name, refused as everywhere (73), never the root folder")
+    func emptyMapsFolder() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // As nobody, who may not write into '/': on a build that turned '' into '/', the reason would be wrong.
+        let result = try MandelProcess.run(
+            ["compare", "--size", "32", "--runs", "1", "--warmup", "0", "--strategies", "gcd", "--ownership-maps", ""],
+            in: folder, launch: .init(asNobody: true))
+        expectRefusal(result, status: 73, mentioning: "the name is empty", leaving: folder)
+    }
+
+    @Test("compare --ownership-maps with rows named by order, merge and heartbeat writes every map")
+    func mapsForEveryRow() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/maps", withIntermediateDirectories: false)
+        let result = try MandelProcess.run(
+            [
+                "compare", "--size", "32", "--runs", "1", "--warmup", "0", "--strategies", "gcd", "--order",
+                "rows,centre", "--tile", "8", "--heartbeat-overhead", "--ownership-maps", "maps",
+            ], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let maps = contents(of: folder + "/maps")
+        #expect(maps.contains("gcd-centre.png") && maps.contains("serial-rows.png"), "\(maps)")
+        #expect(maps.contains { $0.contains("no-heartbeat") }, "\(maps)")
+        let merges = try MandelProcess.run(
+            [
+                "compare", "--size", "32", "--runs", "1", "--warmup", "0", "--strategies", "gcd", "--color",
+                "histogram", "--merges", "queue,mutex", "--ownership-maps", "maps",
+            ], in: folder)
+        #expect(merges.status == 0, "\(merges.standardError)")
+        #expect(contents(of: folder + "/maps").contains("gcd-mutex.png"))
+    }
+
+    @Test("a dangling link to another output is refused before anything is written")
+    func danglingLinkRefused() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link.png", withDestinationPath: "s.png")
+        let result = try MandelProcess.run(
+            ["render", "--size", "32", "-o", "s.png", "--cost-map", "link.png"], in: folder)
+        expectRefusal(result, status: 64, mentioning: "name the same file")
+        #expect(contents(of: folder) == ["link.png"])
+    }
+
+    @Test("/dev/stdout redirected to a file is the stream, not a file to replace: the trace is kept")
+    func standardOutputRedirectedToFile() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["/dev/stdout", "/dev/fd/1"] {
+            let captured = folder + "/out.txt"
+            #expect(FileManager.default.createFile(atPath: captured, contents: nil))
+            let result = try MandelProcess.run(
+                ["render", "--size", "32", "-o", "x.png", "--trace", name], in: folder,
+                launch: .init(standardOutputPath: captured))
+            #expect(result.status == 0, "\(name): \(result.standardError)")
+            let trace = try Data(contentsOf: URL(fileURLWithPath: captured))
+            #expect((try? JSONSerialization.jsonObject(with: trace)) != nil, "\(name): the file is not the trace")
+            // The human report went to standard error, as with --trace -.
+            #expect(result.standardError.contains("x.png"), "\(result.standardError)")
+            #expect(contents(of: folder).sorted() == ["out.txt", "x.png"], "\(contents(of: folder))")
+            try FileManager.default.removeItem(atPath: folder + "/x.png")
+        }
+    }
+
+    @Test("/dev/stdout into a pipe is the pipe; /dev/stdin is refused with its true reason")
+    func standardStreamsIntoPipe() throws {
+        for name in ["/dev/stdout", "/dev/fd/1"] {
+            let result = try MandelProcess.run(["render", "--size", "16", "-o", name])
+            #expect(result.status == 0, "\(name): \(result.standardError)")
+            #expect(!result.standardError.contains("does not accept new files"), "\(result.standardError)")
+        }
+        let png = try MandelProcess.runData(["render", "--size", "16", "-o", "/dev/stdout"])
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "standard output is not the PNG")
+        let stdin = try MandelProcess.run(["render", "--size", "16", "-o", "/dev/stdin"])
+        expectRefusal(stdin, status: 73, mentioning: "it is standard input")
+    }
+}
+
+@Suite("Reliability, round three: signals", .serialized)
+struct SignalClassTests {
+    /// Every catchable signal whose default action ends the process, beyond those InterruptTests sends.
+    static let endingSignals: [(Int32, String)] = [
+        (SIGXCPU, "SIGXCPU"), (SIGVTALRM, "SIGVTALRM"), (SIGPROF, "SIGPROF"), (SIGSTKFLT, "SIGSTKFLT"),
+        (SIGPWR, "SIGPWR"), (SIGSYS, "SIGSYS"), (__libc_current_sigrtmin(), "SIGRTMIN+0"),
+        (__libc_current_sigrtmin() + 5, "SIGRTMIN+5"),
+        (__libc_current_sigrtmax(), "SIGRTMIN+\(__libc_current_sigrtmax() - __libc_current_sigrtmin())"),
+    ]
+
+    @Test(
+        "every signal that ends the process leaves no temporary file: 128 + the signal, one line naming it",
+        arguments: endingSignals)
+    func endingSignal(signal: Int32, name: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (process, _) = try MandelProcess.startAndWaitForProgress(
+            InterruptTests.slowRender + ["--band-height", "4", "--progress", "-o", "big.png", "--trace", "t.json"],
+            in: folder)
+        #expect(process.isRunning && contents(of: folder).count == 2, "\(contents(of: folder))")
+        kill(process.processIdentifier, signal)
+        let errorText = String(
+            decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal, "\(errorText)")
+        #expect(errorText.contains("stopped by \(name)") && !errorText.contains("Backtrac"), "\(errorText)")
+        #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")
+    }
+
+    @Test("the CPU time limit (ulimit -t, SIGXCPU from the kernel) stops the render cleanly: 152, nothing left")
+    func cpuTimeLimit() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            InterruptTests.slowRender + ["--band-height", "4", "-o", "big.png"], in: folder,
+            launch: .init(shellSetup: "ulimit -S -t 1"))
+        #expect(result.status == 128 + SIGXCPU, "\(result.standardError)")
+        #expect(result.firstErrorLine.contains("CPU time limit"), "\(result.standardError)")
+        #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")
+    }
+
+    @Test("a signal inherited as ignored stays ignored, whichever it is: the render finishes and is written")
+    func inheritedIgnoredSignals() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let ignored: [(Int32, String)] = [
+            (SIGUSR1, "USR1"), (SIGUSR2, "USR2"), (SIGALRM, "ALRM"), (SIGTERM, "TERM"), (SIGINT, "INT"),
+            (SIGVTALRM, "VTALRM"), (SIGPWR, "PWR"), (__libc_current_sigrtmin() + 3, "RTMIN+3"),
+        ]
+        let process = try MandelProcess.start(
+            [
+                "render", "--size", "600x600", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "20000",
+                "--tile", "16", "--progress", "-o", "done.png",
+            ], in: folder,
+            launch: .init(shellSetup: "trap '' " + ignored.map(\.1).joined(separator: " ")))
+        let errors = (process.standardError as! Pipe).fileHandleForReading
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("tiles") {
+            let chunk = errors.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        #expect(process.isRunning, "the render finished before the signals were sent")
+        for (signal, _) in ignored { kill(process.processIdentifier, signal) }
+        seen.append(errors.readDataToEndOfFile())
+        process.waitUntilExit()
+        let errorText = String(decoding: seen, as: UTF8.self)
+        #expect(process.terminationStatus == 0, "\(errorText)")
+        #expect(contents(of: folder) == ["done.png"], "\(contents(of: folder))")
+    }
+}
+
+extension MandelProcess {
+    /// Runs `mandel` and returns its standard output as bytes (a picture is not text).
+    static func runData(_ arguments: [String]) throws -> Data {
+        let process = try start(arguments)
+        let output = (process.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
+        _ = (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return output
+    }
+}
