@@ -24,21 +24,16 @@ struct ArgumentFuzzer {
         var badRefusals: [([String], String)] = []
     }
 
-    /// The commands a user types after `mandel`, and an empty one for `mandel` alone.
-    static let commands = ["render", "compare", "sweep", "strategies", "palettes", "help", ""]
+    /// The commands a user types after `mandel`, `help`, and an empty one for `mandel` alone.
+    static let commands = Mandel.configuration.subcommands.map { $0._commandName } + ["help", ""]
 
     /// Every option name that `--help` prints for each command, read once.
     static let optionsByCommand: [String: [String]] = {
+        var helps = ["help": "", "": Mandel.helpMessage(columns: 400)]
+        for command in Mandel.configuration.subcommands {
+            helps[command._commandName] = command.helpMessage(columns: 400)
+        }
         var table: [String: [String]] = [:]
-        let helps: [String: String] = [
-            "render": RenderCommand.helpMessage(columns: 400),
-            "compare": CompareCommand.helpMessage(columns: 400),
-            "sweep": SweepCommand.helpMessage(columns: 400),
-            "strategies": StrategiesCommand.helpMessage(columns: 400),
-            "palettes": PalettesCommand.helpMessage(columns: 400),
-            "help": "",
-            "": Mandel.helpMessage(columns: 400),
-        ]
         for (command, help) in helps {
             let names = help.split(whereSeparator: { " ,()[]|<>\n".contains($0) })
                 .filter { $0.hasPrefix("-") && $0.count > 1 && !$0.hasPrefix("---") }
