@@ -37,10 +37,13 @@ let pixelSwiftSettings: [SwiftSetting] =
 /// module here, its target below, and one line in `StrategyCatalog`.
 let strategyDrivers = [
     "ThreadDriver", "OperationDriver", "DispatchDriver", "ApplyDriver", "TaskGroupDriver", "PThreadDriver",
+    "ProcessDriver",
 ]
 
 /// The drivers that use Platform's system calls and locks (pthreads, `Locked`).
-let driversUsingPlatform: Set = ["OperationDriver", "DispatchDriver", "TaskGroupDriver", "PThreadDriver"]
+let driversUsingPlatform: Set = [
+    "OperationDriver", "DispatchDriver", "TaskGroupDriver", "PThreadDriver", "ProcessDriver",
+]
 
 /// Property-based checks (random inputs, shrunk failures) for the test targets that state a rule for all inputs.
 let propertyBased: Target.Dependency = .product(name: "PropertyBased", package: "swift-property-based")
@@ -114,7 +117,7 @@ let package = Package(
                 name: "mandel",
                 dependencies: [
                     "MandelbrotCore", "StrategyCatalog", "ImageFiles", "Comparison", "WorkVisuals", "Platform",
-                    "Probes",
+                    "Probes", "ProcessDriver",
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 ],
                 swiftSettings: sharedSwiftSettings

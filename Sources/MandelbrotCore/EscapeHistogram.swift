@@ -32,7 +32,7 @@ public final class EscapeHistogram: @unchecked Sendable {
 
     /// Smooth values per bin: 1 unless the limit needs more than ``maximumBins`` bins.
     let binWidth: Double
-    private let binCount: Int
+    let binCount: Int
     /// How workers merge their batches.
     let sharing: HistogramSharing
     /// The shared bins, for every mechanism but private.
@@ -48,7 +48,7 @@ public final class EscapeHistogram: @unchecked Sendable {
     private let workerWaitNanoseconds = Atomic<UInt64>(0)
     private let batchCount = Atomic<Int>(0)
     private let valueCount = Atomic<UInt64>(0)
-    private let sealed = AtomicLazyReference<SealedDistribution>()
+    let sealed = AtomicLazyReference<SealedDistribution>()
 
     /// The distribution in a box, so it can be published through an atomic reference.
     final class SealedDistribution: Sendable {
@@ -117,7 +117,7 @@ public final class EscapeHistogram: @unchecked Sendable {
     }
 
     /// The bin of a smooth value, clamped into range.
-    private func bin(of value: Float) -> Int {
+    func bin(of value: Float) -> Int {
         min(binCount - 1, max(0, Int(Double(value) / binWidth)))
     }
 
@@ -167,7 +167,7 @@ public final class EscapeHistogram: @unchecked Sendable {
     }
 
     /// Merges `batch`'s bins by the mechanism and empties it.
-    private func merge(_ batch: inout Batch) {
+    func merge(_ batch: inout Batch) {
         let count = batch.bins.count
         guard count > 0 else { return }
         batch.batches += 1

@@ -228,7 +228,7 @@ public final class PictureRender: Sendable {
                 merge: histogram?.statistics, firstPictureSeconds: firstPicture.withLock { $0 },
                 previewTiles: previewRecords,
                 centreDoneSeconds: plan.bandCount == 1
-                    ? RenderReport.centreDone(records[.coloring] ?? [], size: job.size) : nil)
+                    ? RenderReport.centreDone(records[.coloring] ?? [], size: job.size) : nil, recovery: run.recovery)
         }
 
         for pass in job.passes {

@@ -9,6 +9,13 @@ public enum RenderFailure: Error, Equatable, CustomStringConvertible {
     case threadsUnavailable(needed: Int, available: Int)
     /// The system refused to start a thread (`pthread_create` returned `code`).
     case threadNotStarted(code: Int32)
+    /// Helper processes kept failing (the `process` strategy): the reason, in words.
+    case helpersFailed(String)
+
+    /// The exit status that reports this failure: 69 when helpers kept failing, 71 otherwise.
+    public var exitCode: Int32 {
+        if case .helpersFailed = self { 69 } else { 71 }
+    }
 
     /// One line naming what was missing and how much.
     public var description: String {
@@ -23,6 +30,7 @@ public enum RenderFailure: Error, Equatable, CustomStringConvertible {
         case .threadNotStarted(let code):
             "the system refused to start a thread (error \(code): "
                 + "\(code == 11 ? "resource temporarily unavailable" : "see pthread_create(3)"))"
+        case .helpersFailed(let reason): "helper processes kept failing: \(reason)"
         }
     }
 }

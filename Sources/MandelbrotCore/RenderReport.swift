@@ -31,13 +31,19 @@ public struct RenderReport: Sendable {
     public let firstPictureSeconds: Double?
     /// With a preview, its tiles, recorded as the picture's are; empty otherwise.
     public let previewTiles: [TileRecord]
+    /// Helper processes that broke down and were replaced (the `process` strategy; 0 for the others).
+    public let helperCrashes: Int
+    /// Tiles sent again to a replacement helper.
+    public let workRetried: Int
 
     public init(
         strategy: String, wallSeconds: Double, cpu: CPUTime, tiles: [TileRecord], countingTiles: [TileRecord] = [],
         plannedWorkers: Int, cancelRequestedSeconds: Double? = nil, processorNanosecondsAtCompletion: UInt64? = nil,
         startNanoseconds: UInt64 = 0, merge: MergeStatistics? = nil, firstPictureSeconds: Double? = nil,
-        previewTiles: [TileRecord] = [], centreDoneSeconds: Double? = nil
+        previewTiles: [TileRecord] = [], centreDoneSeconds: Double? = nil, recovery: RecoveryTally? = nil
     ) {
+        helperCrashes = recovery?.helperCrashes ?? 0
+        workRetried = recovery?.workRetried ?? 0
         self.previewTiles = previewTiles
         self.firstPictureSeconds = firstPictureSeconds
         self.centreDoneSeconds = centreDoneSeconds

@@ -70,6 +70,9 @@ public protocol RenderStrategy: Sendable {
 
     /// How the mechanism makes the dependent render of a ``StrategyRun`` wait for the first, in words.
     var dependency: String { get }
+
+    /// What the mechanism does when a worker crashes, in words.
+    var recovery: String { get }
 }
 
 /// What a threading mechanism's own cancellation can do.
@@ -102,5 +105,8 @@ extension RenderStrategy {
 
     /// None: tiles come centre first from the shared counter.
     public var priorityFacility: String? { nil }
+
+    /// Nothing: a worker is a thread, and its crash ends the process.
+    public var recovery: String { "none: a worker is a thread of the process, and a crash in it ends the process" }
 
 }

@@ -34,18 +34,20 @@ public final class RenderWork: Sendable {
     /// For ``TileOrder/centre``: the tiles ranked by distance from the centre.
     private let ranking: CentreRanking?
     /// How long ``renderTile(_:)`` sleeps after each tile, in nanoseconds (0: not at all).
-    private let blockingWait: UInt64
+    let blockingWait: UInt64
 
-    private let renderer: any TileRenderer
-    private let pipeline: BandPipeline
+    let renderer: any TileRenderer
+    let pipeline: BandPipeline
     /// The picture's plan, in which this work's tile 0 is tile `firstTile`.
-    private let picturePlan: WorkPlan
-    private let firstTile: Int
-    private let registry: WorkerRegistry
-    private let onTileFinished: (@Sendable () -> Void)?
+    let picturePlan: WorkPlan
+    let firstTile: Int
+    let registry: WorkerRegistry
+    let onTileFinished: (@Sendable () -> Void)?
     private let nextDynamicTile = Atomic<Int>(0)
     private let cancelRegistrations = Locked<[Int]>([])
     private let failureRecord = Locked<RenderFailure?>(nil)
+    /// What this run's helper processes recovered from (the `process` strategy only).
+    let recovery: RecoveryTally
 
     /// What every work of one run shares, whatever its pass or tiles.
     struct RunContext: Sendable {
@@ -60,6 +62,8 @@ public final class RenderWork: Sendable {
         /// Whether the strategy has a priority facility (``RenderStrategy/priorityFacility``).
         let prioritises: Bool
         let onTileFinished: (@Sendable () -> Void)?
+        /// What the run's helper processes recovered from.
+        var recovery = RecoveryTally()
     }
 
     /// What the works of one pass share: the pass, who renders its tiles, and where they go.
@@ -93,6 +97,7 @@ public final class RenderWork: Sendable {
         registry = run.registry
         cancellation = run.cancellation
         onTileFinished = run.onTileFinished
+        recovery = run.recovery
         onCancel { [pipeline] in pipeline.wakeWaiters() }
     }
 

@@ -99,7 +99,7 @@ public struct SampleGrid: Sendable {
         (index / samples) * every * samples + index % samples
     }
 
-    private init(size: ImageSize, realParts: [Double], imaginaryParts: ImaginaryParts) {
+    init(size: ImageSize, realParts: [Double], imaginaryParts: ImaginaryParts) {
         self.size = size
         self.realParts = realParts
         self.imaginaryParts = imaginaryParts

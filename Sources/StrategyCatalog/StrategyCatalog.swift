@@ -3,6 +3,7 @@ import DispatchDriver
 public import MandelbrotCore
 import OperationDriver
 import PThreadDriver
+import ProcessDriver
 import TaskGroupDriver
 import ThreadDriver
 
@@ -20,6 +21,7 @@ public enum StrategyCatalog {
         ApplyStrategy(),
         TaskGroupStrategy(),
         PThreadStrategy(),
+        ProcessStrategy(),
     ]
 
     /// The strategy every other is measured against: all the work on the calling thread.

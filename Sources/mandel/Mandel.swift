@@ -13,13 +13,15 @@ struct Mandel: AsyncParsableCommand {
             can be compared honestly. Exit codes: 0 success, 64 bad usage, 70 strategies \
             disagree (a bug), 71 out of memory, threads or file descriptors, 73 an output \
             cannot be created, 74 an output could not be written, 65 a part that 'join' \
-            refuses, 66 a part it cannot read, 128+n stopped by signal n \
+            refuses, 66 a part it cannot read, 69 helper processes kept failing \
+            (--strategy process), 128+n stopped by signal n \
             (130 Ctrl-C, 143 SIGTERM after its grace, 141 a closed pipe).
             """,
         version: version,
         subcommands: [
             RenderCommand.self, JoinCommand.self, CompareCommand.self, SweepCommand.self, StrategiesCommand.self,
             PalettesCommand.self,
+            HelperCommand.self,
         ]
     )
 }

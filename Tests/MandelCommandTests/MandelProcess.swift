@@ -112,17 +112,21 @@ struct MandelProcess {
         }
     }
 
-    /// Starts `mandel` with pipes for its output, without waiting.
+    /// Starts `mandel` with pipes for its output, and `environment` added to its environment, without waiting.
     ///
     /// Every signal starts at its default action (`env --default-signal`): a test run
     /// from a script or under `nohup` may otherwise hand down ignored signals, which
     /// mandel leaves ignored on purpose.
-    static func start(_ arguments: [String], in folder: String? = nil, launch: Launch = .plain) throws -> Process {
+    static func start(
+        _ arguments: [String], in folder: String? = nil, launch: Launch = .plain, environment: [String: String] = [:]
+    ) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var command = ["--default-signal"]
+        let settings = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+        var command = ["--default-signal"] + settings
         if launch.asNobody {
-            command = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "--default-signal"]
+            command =
+                ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "--default-signal"] + settings
         }
         let binary = launch.asNobody ? try sharedCopy().path : executable.path
         if let setup = launch.shellSetup {

@@ -11,7 +11,7 @@ struct StrategiesCommand: AsyncParsableCommand {
 
     @Flag(
         help:
-            "Also say how each mechanism cancels, waits without a thread, orders work by priority and makes one render wait for another."
+            "Also say how each mechanism cancels, waits without a thread, orders work by priority, makes one render wait for another and recovers from a crashed worker."
     )
     var details = false
 
@@ -28,6 +28,7 @@ struct StrategiesCommand: AsyncParsableCommand {
                     ("waits", strategy.asynchronousWait ?? "blocks its thread"),
                     ("priority", strategy.priorityFacility ?? "none: tiles come centre first from the shared counter"),
                     ("dependency", strategy.dependency),
+                    ("recovers", strategy.recovery),
                 ] {
                     try StandardOutput.line("\(indent)\(what): \(how)")
                 }

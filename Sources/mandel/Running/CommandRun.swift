@@ -9,6 +9,7 @@ import WorkVisuals
 /// | code | meaning |
 /// | --- | --- |
 /// | 64 | bad usage (the argument parser's, from `validate()`) |
+/// | 69 | helper processes kept failing (`--strategy process`) |
 /// | 70 | strategies produced different pixels |
 /// | 71 | the system ran out of memory, threads or descriptors |
 /// | 73 | an output cannot be created |
@@ -46,7 +47,7 @@ enum CommandRun {
                 throw ExitCode(failure.exitCode)
             case let failure as RenderFailure:
                 printError(failure.description)
-                throw ExitCode(71)
+                throw ExitCode(failure.exitCode)
             case let mismatch as PixelMismatch:
                 printError(mismatch.description)
                 throw ExitCode(70)

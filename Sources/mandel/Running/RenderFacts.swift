@@ -147,6 +147,11 @@ struct RenderSummary {
                 " (\(facts.bandCount) band\(facts.bandCount == 1 ? "" : "s") of \(bandRows) rows, written while "
                 + "rendering; peak \(peakResidentBytes >> 20) MiB resident)"
         }
+        if report.helperCrashes > 0 {
+            line +=
+                " | \(report.helperCrashes) helper\(report.helperCrashes == 1 ? "" : "s") replaced, "
+                + "\(report.workRetried) tile\(report.workRetried == 1 ? "" : "s") sent again"
+        }
         return line + behaviourText + " -> \(facts.outputName)"
     }
 
@@ -234,6 +239,8 @@ struct RenderSummary {
             "merge_batches": report.merge.map { .number(Double($0.batches)) } ?? .null,
             "merge_seconds": report.merge.map { .number($0.mergeSeconds) } ?? .null,
             "merge_wait_seconds": report.merge.map { .number($0.waitSeconds) } ?? .null,
+            "helper_crashes": .number(Double(report.helperCrashes)),
+            "work_retried": .number(Double(report.workRetried)),
         ]
         return JSONValue.object(fields).text
     }

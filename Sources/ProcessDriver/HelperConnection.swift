@@ -1,0 +1,175 @@
+import MandelbrotCore
+import Platform
+
+/// One helper process and its pipes, seen from the parent: a queue in another process.
+///
+/// Every way the helper can go wrong comes back as a ``Breakdown``: it died, it closed
+/// its output, it said nothing for a whole deadline, or it sent a frame that is
+/// malformed, too long, of the wrong kind, or about a tile it was not given.
+final class HelperConnection {
+    /// Why a helper is no longer usable; the parent kills it and starts another.
+    struct Breakdown: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// A tile the helper has finished.
+    struct Finished {
+        let index: Int
+        let iterations: UInt64
+        let start: UInt64
+        let end: UInt64
+        /// The result's bytes, in the connection's buffer: valid until the next read.
+        let result: UnsafeRawBufferPointer
+    }
+
+    let slot: Int
+    let generation: Int
+    private let child: ChildProcess
+    private let deadline: UInt64
+    /// Where frames are read to; it grows to the longest frame.
+    private var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
+
+    /// Starts a helper; ``handshake(recipe:startupNanoseconds:)`` then gives it its work.
+    init(executable: String, slot: Int, generation: Int, deadlineNanoseconds: UInt64) throws(Breakdown) {
+        self.slot = slot
+        self.generation = generation
+        deadline = deadlineNanoseconds
+        var environment = Self.helperEnvironment
+        environment.append("SWIFT_BACKTRACE=enable=no")
+        do {
+            child = try ChildProcess(
+                executable: executable,
+                arguments: [
+                    "mandel", "helper", "--slot", "\(slot)", "--generation", "\(generation)", "--parent", "\(getpid())",
+                ],
+                environment: environment)
+        } catch {
+            throw Breakdown(description: error.description)
+        }
+    }
+
+    /// Sends the helper `recipe` and waits for its `ready`, at most `startupNanoseconds` (a
+    /// program starting on a loaded machine may take far longer than a tile's deadline).
+    func handshake(recipe: [UInt8], startupNanoseconds: UInt64) throws(Breakdown) {
+        let start = HelperFrame.frame(.start) { writer in
+            writer.write(deadline / 8)
+            recipe.withUnsafeBytes { writer.append($0) }
+        }
+        try send(start)
+        let (kind, length) = try readHeader(timeout: max(startupNanoseconds, deadline))
+        guard kind == .ready, length == 4 else {
+            throw Breakdown(description: "answered its start with a \(kind) frame")
+        }
+        let version = try readPayload(length).load(as: UInt32.self)
+        guard UInt32(littleEndian: version) == HelperFrame.version else {
+            throw Breakdown(description: "speaks protocol \(version), not \(HelperFrame.version)")
+        }
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// The parent's environment without any `SWIFT_BACKTRACE`, read once.
+    private static let helperEnvironment: [String] = {
+        var entries: [String] = []
+        var pointer = environ
+        while let entry = pointer.pointee {
+            let text = String(cString: entry)
+            if !text.hasPrefix("SWIFT_BACKTRACE=") { entries.append(text) }
+            pointer += 1
+        }
+        return entries
+    }()
+
+    /// The helper's process id.
+    var pid: Int32 { child.pid }
+
+    /// Asks for tile `index`, whose pixels are `rect`.
+    func request(_ index: Int, _ rect: PixelRect) throws(Breakdown) {
+        try send(HelperFrame.tileRequest(index, rect))
+    }
+
+    /// Waits for the helper to finish tile `index`, the oldest it was asked for and has not
+    /// answered; `resultBytes` bounds the result (the exact length for pixels, the most for bins).
+    func awaitTile(_ index: Int, resultBytes: Int) throws(Breakdown) -> Finished {
+        while true {
+            let (kind, length) = try readHeader()
+            switch kind {
+            case .progress:
+                guard length == 4 else { throw Breakdown(description: "sent a progress frame of \(length) bytes") }
+                let said = Int(UInt32(littleEndian: try readPayload(4).loadUnaligned(as: UInt32.self)))
+                guard said == index else { throw Breakdown(description: "worked on tile \(said), asked for \(index)") }
+            case .done:
+                guard length >= HelperFrame.doneHeaderBytes, length - HelperFrame.doneHeaderBytes <= resultBytes else {
+                    throw Breakdown(description: "announced \(length) bytes for a tile of at most \(resultBytes)")
+                }
+                let payload = try readPayload(length)
+                let said = Int(UInt32(littleEndian: payload.loadUnaligned(as: UInt32.self)))
+                guard said == index else {
+                    throw Breakdown(description: "answered for tile \(said), asked for \(index)")
+                }
+                return Finished(
+                    index: index,
+                    iterations: UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 4, as: UInt64.self)),
+                    start: UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 12, as: UInt64.self)),
+                    end: UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 20, as: UInt64.self)),
+                    result: UnsafeRawBufferPointer(rebasing: payload[HelperFrame.doneHeaderBytes...]))
+            case .failed:
+                guard length <= HelperFrame.maximumFailureBytes else {
+                    throw Breakdown(description: "sent a failure of \(length) bytes")
+                }
+                let reason = String(decoding: try readPayload(length), as: UTF8.self)
+                throw Breakdown(description: "gave up: \(reason)")
+            case .start, .tile, .ready:
+                throw Breakdown(description: "sent a \(kind) frame while working")
+            }
+        }
+    }
+
+    /// Kills the helper (SIGKILL), waits for it and says how it ended.
+    func kill() -> String {
+        child.signal(SIGKILL)
+        return ChildProcess.describe(status: child.reap())
+    }
+
+    /// Closes the helper's input, which ends it, and waits for it; a helper still there
+    /// after `graceNanoseconds` (one that hangs) is killed.
+    func finish(graceNanoseconds: UInt64) {
+        child.closeInput()
+        var scratch: UInt8 = 0
+        // The helper closes its output as it exits: its end is the end of the stream.
+        while child.read(into: &scratch, count: 1, timeoutNanoseconds: graceNanoseconds) == .complete {}
+        child.signal(SIGKILL)
+        child.reap()
+    }
+
+    private func send(_ frame: [UInt8]) throws(Breakdown) {
+        guard frame.withUnsafeBytes({ child.write($0) }) else {
+            throw Breakdown(description: "closed its input")
+        }
+    }
+
+    private func readHeader(timeout: UInt64? = nil) throws(Breakdown) -> (HelperFrame.Kind, Int) {
+        let header = try readPayload(HelperFrame.headerBytes, timeout: timeout)
+        let code = UInt32(littleEndian: header.loadUnaligned(as: UInt32.self))
+        let length = Int(UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+        guard let kind = HelperFrame.Kind(rawValue: code) else {
+            throw Breakdown(description: "sent a frame of unknown kind \(code)")
+        }
+        return (kind, length)
+    }
+
+    /// Reads `count` bytes into the buffer; the caller has bounded `count`.
+    private func readPayload(_ count: Int, timeout: UInt64? = nil) throws(Breakdown) -> UnsafeRawBufferPointer {
+        let timeout = timeout ?? deadline
+        if buffer.count < count {
+            buffer.deallocate()
+            buffer = .allocate(byteCount: count, alignment: 8)
+        }
+        switch child.read(into: buffer.baseAddress!, count: count, timeoutNanoseconds: timeout) {
+        case .complete:
+            return UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+        case .closed: throw Breakdown(description: "closed its output")
+        case .timedOut: throw Breakdown(description: "said nothing for \(Double(timeout) / 1e9) s")
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import MandelbrotCore
+
+/// The messages between mandel and its helper processes: frames over a pair of pipes.
+///
+/// A frame is an 8-byte header (the kind, then the payload's length, both little-endian
+/// `UInt32`s) and its payload. The parent sends `start` once (the heartbeat interval and
+/// the pass's ``TileRecipe``), then `tile` requests; the helper answers `start` with
+/// `ready`, and each `tile`, in the order asked, with `progress` frames while it renders
+/// (at least once per heartbeat interval) and one `done` frame with the tile's result.
+/// The helper leaves when its input ends. A reader checks every length before it reads.
+enum HelperFrame {
+    /// The kinds of frame.
+    enum Kind: UInt32 {
+        /// Parent → helper: `UInt64` heartbeat nanoseconds, then the recipe.
+        case start = 1
+        /// Helper → parent: the protocol version it speaks (`UInt32`).
+        case ready = 2
+        /// Parent → helper: `UInt32` tile index, then its rectangle as four `UInt32`s (x, y, width, height).
+        case tile = 3
+        /// Helper → parent: `UInt32` index of the tile under way.
+        case progress = 4
+        /// Helper → parent: `UInt32` index, `UInt64` iterations, start and end nanoseconds, then the result.
+        case done = 5
+        /// Helper → parent: why the helper cannot go on, in UTF-8; the helper then leaves.
+        case failed = 6
+    }
+
+    /// The version of this protocol; a helper that answers another is refused.
+    static let version: UInt32 = 1
+    static let headerBytes = 8
+    /// The bytes of a `done` frame before the result.
+    static let doneHeaderBytes = 4 + 8 + 8 + 8
+    /// The longest `start` frame a helper accepts (a recipe of a very wide picture's grid).
+    static let maximumStartBytes = 1 << 31
+    /// The longest `failed` frame a parent reads.
+    static let maximumFailureBytes = 4096
+
+    /// A whole frame: its header and `payload`.
+    static func frame(_ kind: Kind, _ payload: (inout WireWriter) -> Void) -> [UInt8] {
+        var body = WireWriter()
+        payload(&body)
+        var writer = WireWriter(capacity: headerBytes + body.bytes.count)
+        writer.write(kind.rawValue)
+        writer.write(UInt32(body.bytes.count))
+        body.bytes.withUnsafeBytes { writer.append($0) }
+        return writer.bytes
+    }
+
+    /// A `tile` request.
+    static func tileRequest(_ index: Int, _ rect: PixelRect) -> [UInt8] {
+        frame(.tile) { writer in
+            for value in [index, rect.x, rect.y, rect.width, rect.height] { writer.write(UInt32(value)) }
+        }
+    }
+}

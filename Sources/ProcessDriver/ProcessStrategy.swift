@@ -1,0 +1,245 @@
+import Dispatch
+import Foundation
+public import MandelbrotCore
+import Platform
+import Synchronization
+
+/// Helper processes as a remote queue: each worker is a process of its own (`mandel helper`,
+/// started with `posix_spawn`), served by one parent thread over a pair of pipes.
+///
+/// The parent sends each helper the pass's recipe once, then tile requests, two ahead so
+/// that a helper never waits for the round trip; the helper sends back each tile's rows
+/// (or its histogram bins), which the parent checks and writes into the render's buffer.
+/// A helper that dies, hangs past the deadline or sends anything malformed costs only
+/// time: it is killed, and its unfinished tiles go to a fresh helper in its place (a tile
+/// is idempotent). A slot whose helpers die ``restartLimit`` times in a row without
+/// finishing a tile ends the render with ``RenderFailure/helpersFailed(_:)``.
+public struct ProcessStrategy: RenderStrategy {
+    /// Helpers that may die in a row, in one slot, before the render gives up.
+    public static let restartLimit = 3
+    /// Tile requests a helper holds at once: the one it renders and the next.
+    static let requestsAhead = 2
+    /// How long a helper may say nothing (it sends a sign of life eight times as often while it works).
+    static var deadlineNanoseconds: UInt64 {
+        let seconds = getenv("MANDEL_HELPER_DEADLINE").flatMap { Double(String(cString: $0)) } ?? 5
+        return UInt64(max(0.05, min(seconds, 3600)) * 1e9)
+    }
+
+    /// How long a new helper may take to answer its first message: a program starting on a
+    /// loaded machine can take far longer than a tile's deadline.
+    static let startupNanoseconds: UInt64 = 30_000_000_000
+
+    public init() {}
+
+    public var name: String { "process" }
+
+    public var summary: String {
+        "Helper processes (mandel helper, posix_spawn) fed tiles over pipes, one parent thread each; a dead helper's tiles go to a fresh one."
+    }
+
+    /// One serving thread per helper.
+    public func threadsStarted(for plan: WorkPlan) -> Int { plan.workerCount }
+
+    public var nativeCancellation: NativeCancellation {
+        .stopsWorkers(
+            "SIGKILL to every helper: a tile under way in another process stops at once, and its thread stops waiting")
+    }
+
+    public var dependency: String {
+        "the first render's completion on the main queue starts the second, with new helpers for its recipe"
+    }
+
+    public var recovery: String {
+        "a helper that dies, hangs past the deadline or answers badly is killed and replaced, and its unfinished "
+            + "tiles are sent again; \(Self.restartLimit) failures in a row in one slot end the render (exit 69)"
+    }
+
+    /// The program a helper runs: this one, unless this is a test bundle, whose build folder
+    /// holds the `mandel` it was built with.
+    static var helperExecutable: String {
+        let current = ChildProcess.currentExecutable ?? CommandLine.arguments[0]
+        guard current.hasSuffix(".xctest") else { return current }
+        return (current as NSString).deletingLastPathComponent + "/mandel"
+    }
+
+    /// Starts the first render's helpers and returns; the first render's completion, on the
+    /// main queue, starts the second's (with new helpers for its recipe).
+    public func start(_ run: StrategyRun, completion: @escaping @Sendable () -> Void) {
+        ChildProcess.ignoreBrokenPipes()
+        guard let then = run.then else { return start(run.first, completion: completion) }
+        start(run.first) {
+            then.firstDone()
+            start(then.work, completion: completion)
+        }
+    }
+
+    /// Starts one serving thread per worker of `work`, each with its helper; the last to
+    /// finish calls `completion` on the main queue.
+    private func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
+        let recipe = work.tileRecipe
+        let pass = SharedPass(work: work, recipe: recipe.encoded, executable: Self.helperExecutable)
+        // The mechanism's own cancel: SIGKILL to every helper.
+        work.onCancel { pass.stopAll() }
+        let sources: [TileSource]
+        switch work.submission {
+        case .shares(let shares): sources = shares.map { .fixed(Array($0)) }
+        case .takers(let count): sources = Array(repeating: .shared, count: count)
+        // Not given without a priority facility: takers in the order nextTile() hands out.
+        case .prioritised: sources = Array(repeating: .shared, count: work.plan.workerCount)
+        }
+        let group = DispatchGroup()
+        for (slot, tiles) in sources.enumerated() {
+            group.enter()
+            let thread = Thread {
+                Self.serve(slot: slot, tiles: tiles, pass: pass, recipe: recipe)
+                group.leave()
+            }
+            thread.name = "mandel.helper.\(slot)"
+            thread.start()
+        }
+        group.notify(queue: .main, execute: completion)
+    }
+
+    /// Where a slot's tiles come from.
+    enum TileSource {
+        /// The render's shared counter (the `tiles` split).
+        case shared
+        /// The slot's own list (a static split).
+        case fixed([Int])
+    }
+
+    /// A slot's thread: keeps a helper, replacing it when it breaks down, until the slot's tiles are done.
+    private static func serve(slot: Int, tiles: TileSource, pass: SharedPass, recipe: TileRecipe) {
+        let work = pass.work
+        var fixed = tiles
+        func nextTile() -> Int? {
+            switch fixed {
+            case .shared: return work.nextTile()
+            case .fixed(let list):
+                guard let first = list.first, !work.isCancelled else { return nil }
+                fixed = .fixed(Array(list.dropFirst()))
+                return first
+            }
+        }
+        var retry: [Int] = []
+        var generation = 0
+        var deathsInARow = 0
+        var exhausted = false
+        while !pass.isStopped {
+            var asked: [Int] = []
+            let helper: HelperConnection
+            do {
+                helper = try HelperConnection(
+                    executable: pass.executable, slot: slot, generation: generation,
+                    deadlineNanoseconds: deadlineNanoseconds)
+            } catch {
+                // The program cannot be started at all: no use trying again.
+                work.reportFailure(.helpersFailed("helper \(slot): \(error)"))
+                return
+            }
+            pass.adopt(helper, slot: slot)
+            do {
+                try helper.handshake(recipe: pass.recipe, startupNanoseconds: startupNanoseconds)
+                while true {
+                    // A dead helper's tiles first, then new ones until the source runs dry.
+                    while asked.count < requestsAhead {
+                        let next = retry.isEmpty ? (exhausted ? nil : nextTile()) : retry.removeFirst()
+                        guard let tile = next else {
+                            exhausted = true
+                            break
+                        }
+                        // Counted as asked before it is sent: a helper that dies as it is sent still owes it.
+                        asked.append(tile)
+                        try helper.request(tile, work.rect(ofTile: tile))
+                    }
+                    guard let tile = asked.first else { break }
+                    let finished = try helper.awaitTile(
+                        tile, resultBytes: recipe.resultBytes(for: work.rect(ofTile: tile)))
+                    let kept: Bool
+                    do {
+                        kept = try work.finishTile(
+                            tile, result: finished.result, iterations: finished.iterations, start: finished.start,
+                            end: finished.end)
+                    } catch {
+                        throw HelperConnection.Breakdown(description: "sent a bad result for tile \(tile): \(error)")
+                    }
+                    asked.removeFirst()
+                    deathsInARow = 0
+                    if !kept { break }
+                }
+                pass.release(slot: slot)
+                if pass.isStopped {
+                    _ = helper.kill()
+                } else {
+                    helper.finish(graceNanoseconds: 1_000_000_000)
+                }
+                return
+            } catch {
+                pass.release(slot: slot)
+                let ending = helper.kill()
+                if pass.isStopped { return }
+                retry = asked + retry
+                guard
+                    pass.recordBreakdown(
+                        slot: slot, "\(error) (\(ending))", deathsInARow: &deathsInARow,
+                        retried: asked.count)
+                else { return }
+                generation += 1
+            }
+        }
+    }
+}
+
+/// What the slots of one pass share: the work, the recipe, and each slot's helper for a cancel to reach.
+final class SharedPass: Sendable {
+    let work: RenderWork
+    let recipe: [UInt8]
+    let executable: String
+    private let helpers = Mutex<[Int: Int32]>([:])
+    private let stopped = Atomic(false)
+
+    init(work: RenderWork, recipe: [UInt8], executable: String) {
+        self.work = work
+        self.recipe = recipe
+        self.executable = executable
+    }
+
+    /// Whether the pass was cancelled, by the flag or the mechanism's own cancel.
+    var isStopped: Bool { stopped.load(ordering: .relaxed) || work.isCancelled }
+
+    /// Kills every helper: the native cancel.
+    func stopAll() {
+        stopped.store(true, ordering: .relaxed)
+        helpers.withLock { helpers in
+            for pid in helpers.values { kill(pid, SIGKILL) }
+        }
+    }
+
+    /// Records `helper` as slot `slot`'s, for a cancel to reach (killed at once if the pass is stopped).
+    func adopt(_ helper: HelperConnection, slot: Int) {
+        helpers.withLock { helpers in
+            helpers[slot] = helper.pid
+            if stopped.load(ordering: .relaxed) { kill(helper.pid, SIGKILL) }
+        }
+    }
+
+    /// Forgets slot `slot`'s helper, before it is reaped (after which its pid may be another process's).
+    func release(slot: Int) {
+        _ = helpers.withLock { $0.removeValue(forKey: slot) }
+    }
+
+    /// Counts a helper's breakdown; returns false, having failed the render, once the slot's
+    /// helpers have broken down ``ProcessStrategy/restartLimit`` times in a row.
+    func recordBreakdown(slot: Int, _ reason: String, deathsInARow: inout Int, retried: Int) -> Bool {
+        deathsInARow += 1
+        work.recordHelperCrash(retried: retried)
+        guard deathsInARow < ProcessStrategy.restartLimit else {
+            work.reportFailure(
+                .helpersFailed(
+                    "helper \(slot) failed \(deathsInARow) times in a row, the most mandel allows (the last: \(reason))"
+                ))
+            return false
+        }
+        return true
+    }
+}
