@@ -75,7 +75,11 @@ package final class ChildProcess: @unchecked Sendable {
         pid = child
         input = toChild[1]
         output = fromChild[0]
+        Self.running.withLock { _ = $0.insert(child) }
     }
+
+    /// The children started and not yet reaped: what the process sampler adds to the process's own figures.
+    package static let running = Locked<Set<pid_t>>([])
 
     deinit {
         closeInput()
@@ -154,6 +158,7 @@ package final class ChildProcess: @unchecked Sendable {
         var raw: Int32 = 0
         while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
         status = raw
+        Self.running.withLock { _ = $0.remove(pid) }
         return raw
     }
 

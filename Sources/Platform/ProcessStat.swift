@@ -13,8 +13,28 @@ public final class ProcessStat {
 
     deinit { close(descriptor) }
 
-    /// The process's threads and resident memory now, or nil if the file cannot be read.
+    /// The process's threads and resident memory now, with those of the helper processes it
+    /// has started and not yet reaped (``ChildProcess``), or nil if the file cannot be read.
     public func read() -> ProcessSnapshot? {
+        guard let own = Self.parse(descriptor, into: &buffer, pageSize: pageSize) else { return nil }
+        let children = ChildProcess.running.withLock { $0 }
+        guard !children.isEmpty else { return own }
+        var threads = own.threads
+        var residentBytes = own.residentBytes
+        for child in children {
+            let file = open("/proc/\(child)/stat", O_RDONLY | O_CLOEXEC)
+            guard file >= 0 else { continue }
+            defer { close(file) }
+            if let snapshot = Self.parse(file, into: &buffer, pageSize: pageSize) {
+                threads += snapshot.threads
+                residentBytes += snapshot.residentBytes
+            }
+        }
+        return ProcessSnapshot(threads: threads, residentBytes: residentBytes)
+    }
+
+    /// The threads and resident memory in the `stat` file open as `descriptor`.
+    private static func parse(_ descriptor: Int32, into buffer: inout [UInt8], pageSize: Int) -> ProcessSnapshot? {
         let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return nil }
         // "pid (comm) state ppid …": the command may hold spaces and parentheses, so fields are

@@ -3,7 +3,8 @@ public import Platform
 import Synchronization
 
 /// Samples the process's thread count and resident memory on a thread of its own, every
-/// `interval`, while a render runs: how far a mechanism's pool grows, and when.
+/// `interval`, while a render runs: how far a mechanism's pool grows, and when. Helper
+/// processes the render has started (`--strategy process`) are added to the figures.
 ///
 /// The sampler's own thread is not counted. Samples are kept as the most seen in each
 /// 10 ms window, so an hour-long render keeps a few megabytes of them.

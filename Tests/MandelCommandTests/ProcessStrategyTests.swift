@@ -145,6 +145,22 @@ struct ProcessStrategyTests {
         try expectNoHelpers(of: process.processIdentifier, within: 2)
     }
 
+    // MARK: - Behaviour
+
+    @Test("peak threads count the helpers too: 8 serving threads and 8 helpers")
+    func threadsSummedOverHelpers() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--size", "800x600", "--iterations", "3000", "--workers", "8", "--strategy", "process"]
+                + ["-o", "p.png", "--json"], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
+        // The parent alone has its 8 serving threads, the main thread and a few of Dispatch's.
+        let peak = report["peak_threads"] as? Int ?? 0
+        #expect(peak >= 17 && peak <= 40, "\(peak) threads")
+    }
+
     // MARK: - No orphans
 
     /// Inside the period-3 bulb, split in two bands: each helper works on one tile for many seconds.

@@ -23,7 +23,7 @@ struct InputRuleTests {
     @Test("centre and center are one word wherever one is accepted", arguments: ["center", " center", "centre"])
     func bothSpellings(word: String) throws {
         #expect(try RenderCommand.parse(["--order", word]).work.orders == [.centre])
-        #expect(try CompareCommand.parse(["--order", "rows,\(word)"]).work.orders == [.rows, .centre])
+        #expect(try CompareCommand.parse(["--order", "rows,\(word)"]).options.work.orders == [.rows, .centre])
         // Both spellings in one list are the same order twice, which every list refuses.
         let twice = refusal(CompareCommand.self, ["--order", "centre,\(word)"])
         #expect(twice?.status == 64 && twice?.message.contains("--order lists centre more than once") == true)
