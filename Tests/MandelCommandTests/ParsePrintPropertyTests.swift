@@ -74,10 +74,12 @@ struct ParsePrintPropertyTests {
                 "--tile", "\(command.work.tile![0].width)x\(command.work.tile![0].height)",
                 "--center", "\(command.view.center!.real),\(command.view.center!.imaginary)",
                 "--zoom", "\(command.view.zoom!)", "--iterations", "\(command.view.iterations!)",
-                "--palette-cycle", "\(command.view.paletteCycle!)", "--palette-offset", "\(command.view.paletteOffset!)",
+                "--palette-cycle", "\(command.view.paletteCycle!)", "--palette-offset",
+                "\(command.view.paletteOffset!)",
                 "--supersample", "\(command.view.supersample!)", "--workers", "\(command.work.workers![0])",
                 "--heartbeat", "\(command.behaviour.heartbeat.milliseconds!)",
-                "--tile-wait", "\(command.behaviour.tileWait[0])", "--cancel-after", "\(command.behaviour.cancelAfter!)",
+                "--tile-wait", "\(command.behaviour.tileWait[0])", "--cancel-after",
+                "\(command.behaviour.cancelAfter!)",
                 "--grace", "\(command.grace)", "--preview", "\(command.firstPicture.preview!)",
                 "--julia", "\(command.view.julia!.real),\(command.view.julia!.imaginary)",
             ])
@@ -89,7 +91,10 @@ struct ParsePrintPropertyTests {
     @Test("histogram sharing options: every merge and batch parses back to itself")
     func sharing() async {
         await propertyCheck(count: 20, input: Gen<HistogramMerge>.case, Gen.int(in: 1...1_048_576)) { merge, batch in
-            let arguments = ["--size", "64x48", "--color", "histogram", "--merge", " \(merge.rawValue)", "--merge-batch", "\(batch) "]
+            let arguments = [
+                "--size", "64x48", "--color", "histogram", "--merge", " \(merge.rawValue)", "--merge-batch",
+                "\(batch) ",
+            ]
             guard let command = Self.parse(arguments) else { return }
             #expect(command.sharing.sharing == HistogramSharing(merge: merge, batch: batch))
         }

@@ -1,5 +1,6 @@
 import Deadline
 import Dispatch
+import Foundation
 import MandelbrotCore
 import Testing
 
@@ -149,6 +150,55 @@ struct SupersamplingTests {
             (0..<12).flatMap { y in (0..<20).flatMap { x in canvas.pixel(x: x, y: y) } }
         }
         #expect(values(supersampled) == values(plain))
+    }
+
+    @Test(
+        "k×k supersampling is the picture rendered k times larger, averaged by the test in linear light",
+        arguments: ColorScheme.allCases, [2, 3])
+    func averagedLargerPicture(color: ColorScheme, k: Int) async throws {
+        // Sides that are not multiples of eight or of the kernel's groups, across the set's edge.
+        let (width, height) = (37, 23)
+        let region = RenderJob.Region.view(Viewport(centerReal: -0.7, centerImaginary: 0.25, zoom: 3))
+        var job = RenderJob(
+            size: ImageSize(width: width, height: height), region: region, iterations: 300, colorScheme: color)
+        job.supersampling = k
+        let supersampled = try await serialCanvas(job)
+        let larger = try await serialCanvas(
+            RenderJob(
+                size: ImageSize(width: width * k, height: height * k), region: region, iterations: 300,
+                colorScheme: color))
+        // sRGB to linear light and back, by the standard's formulas, written out here.
+        func linear(_ value: UInt8) -> Double {
+            let encoded = Double(value) / 255
+            return encoded <= 0.04045 ? encoded / 12.92 : pow((encoded + 0.055) / 1.055, 2.4)
+        }
+        func encoded(_ light: Double) -> Double {
+            (light <= 0.0031308 ? 12.92 * light : 1.055 * pow(light, 1 / 2.4) - 0.055) * 255
+        }
+        var wrong: [String] = []
+        var blended = 0
+        for y in 0..<height {
+            for x in 0..<width {
+                let got = Array(supersampled.pixel(x: x, y: y))
+                for channel in got.indices {
+                    var light = 0.0
+                    for sy in 0..<k {
+                        for sx in 0..<k { light += linear(Array(larger.pixel(x: x * k + sx, y: y * k + sy))[channel]) }
+                    }
+                    let wanted = encoded(light / Double(k * k))
+                    // Within rounding: the two sums may round an exact half differently.
+                    if abs(Double(got[channel]) - wanted) > 0.5 + 1e-9 {
+                        wrong.append("(\(x), \(y)) channel \(channel): \(got[channel]), not \(wanted)")
+                    }
+                }
+                let samples = (0..<k).flatMap { sy in
+                    (0..<k).map { sx in Array(larger.pixel(x: x * k + sx, y: y * k + sy)) }
+                }
+                if Set(samples).count > 1 { blended += 1 }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) values differ; first \(wrong.first ?? "")")
+        #expect(blended > width * height / 20, "only \(blended) pixels mix samples of different colours")
     }
 
     @Test("edges blend: a supersampled bw picture has grays only where the set's edge crosses a pixel")

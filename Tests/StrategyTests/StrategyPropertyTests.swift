@@ -11,7 +11,9 @@ struct StrategyPropertyTests {
     func sameBytesAsSerial() async {
         await propertyCheck(
             count: 40,
-            input: zip(Gen.int(in: 0...(allStrategies.count - 1)).map { allStrategies[$0].name }, Gen<WorkSplit>.case, Gen<TileOrder>.case, Gen.int(in: 1...8)),
+            input: zip(
+                Gen.int(in: 0...(allStrategies.count - 1)).map { allStrategies[$0].name }, Gen<WorkSplit>.case,
+                Gen<TileOrder>.case, Gen.int(in: 1...8)),
             zip(Gen.int(in: 1...60), Gen.int(in: 1...45), Gen.int(in: 1...40), Gen.int(in: 1...40)),
             zip(Gen<ColorScheme>.case, Gen<HistogramMerge>.case, Gen.int(in: 1...64), Gen.int(in: 0...20)),
             zip(Gen.double(in: -2...0.5), Gen.double(in: -1.2...1.2), Gen.double(in: 0...12), Gen.int(in: 1...2))
@@ -26,7 +28,8 @@ struct StrategyPropertyTests {
                 colorScheme: color, split: split,
                 tileSize: TileSize(width: min(tileWidth, width), height: min(tileHeight, height)), workers: workers)
             job.supersampling = supersampling
-            let label = "\(strategyName) \(split) \(askedOrder) \(workers) workers \(color) bands \(bandHeight) \(merge)/\(batch)"
+            let label =
+                "\(strategyName) \(split) \(askedOrder) \(workers) workers \(color) bands \(bandHeight) \(merge)/\(batch)"
             // Centre first is for the tiles split of a picture rendered whole; bands stream what histogram
             // colouring needs whole, so a histogram picture is rendered whole.
             let banded = bandHeight > 0 && askedOrder == .rows && color != .histogram
@@ -47,7 +50,8 @@ struct StrategyPropertyTests {
                     _ = try await withDeadline(waitingFor: label) {
                         try await render.run(strategy, sharing: sharing, order: order)
                     }
-                    let same = expected.withBytes { expected in render.canvas!.withBytes { $0.elementsEqual(expected) } }
+                    let same = expected.withBytes { expected in render.canvas!.withBytes { $0.elementsEqual(expected) }
+                    }
                     #expect(same, "\(label)")
                 }
             } catch {
