@@ -45,7 +45,8 @@ struct BehaviourTests {
         let missed = try #require(serialQueue["missed_frames"] as? Int)
         #expect(
             missed >= Int((serialMax / frame).rounded(.down)) - 1, "\(missed) frames missed in a \(serialMax) s stall")
-        #expect(Double(missed) <= serialWall / frame + 1, "\(missed) frames missed in \(serialWall) s")
+        // The heartbeat ticks a little before and after the render (up to a second apart on a loaded machine).
+        #expect(Double(missed) <= (serialWall + 1) / frame, "\(missed) frames missed in \(serialWall) s")
         #expect(serialMax <= serialWall + 0.1, "the main queue was late by more than the render lasted")
 
         let gcd = try Self.renderJSON(Self.longRender + ["--strategy", "gcd"])

@@ -42,13 +42,13 @@ struct StrategyPropertyTests {
                     let collector = BandCollector()
                     let render = try PictureRender(job: job, bandHeight: min(bandHeight, height))
                     _ = try await withDeadline(waitingFor: label) {
-                        try await render.run(strategy, sink: collector, sharing: sharing)
+                        try await render.run(strategy, sink: collector, settings: RunSettings(sharing: sharing))
                     }
                     #expect(collector.matches(expected), "\(label)")
                 } else {
                     let render = try PictureRender(job: job, histogramMerges: [merge])
                     _ = try await withDeadline(waitingFor: label) {
-                        try await render.run(strategy, sharing: sharing, order: order)
+                        try await render.run(strategy, settings: RunSettings(sharing: sharing, order: order))
                     }
                     let same = expected.withBytes { expected in render.canvas!.withBytes { $0.elementsEqual(expected) }
                     }
