@@ -106,7 +106,7 @@ struct CSVAgreesWithJSONTests {
             $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         }
         let header = try #require(lines.first)
-        #expect(Array(header.prefix(3)) == ["workers", "tile", "tile_wait"])
+        #expect(Array(header.prefix(3)) == ["point_workers", "point_tile", "point_tile_wait"])
         for (line, row) in zip(lines.dropFirst(), rows) {
             #expect(line.first == "2")
             Self.expectAgreement(header: Array(header.dropFirst(3)), line: Array(line.dropFirst(3)), row: row)
