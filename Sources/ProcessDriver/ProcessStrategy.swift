@@ -111,14 +111,14 @@ public struct ProcessStrategy: RenderStrategy {
     /// A slot's thread: keeps a helper, replacing it when it breaks down, until the slot's tiles are done.
     private static func serve(slot: Int, tiles: TileSource, pass: SharedPass, recipe: TileRecipe) {
         let work = pass.work
-        var fixed = tiles
+        var position = 0
         func nextTile() -> Int? {
-            switch fixed {
+            switch tiles {
             case .shared: return work.nextTile()
             case .fixed(let list):
-                guard let first = list.first, !work.isCancelled else { return nil }
-                fixed = .fixed(Array(list.dropFirst()))
-                return first
+                guard position < list.count, !work.isCancelled else { return nil }
+                defer { position += 1 }
+                return list[position]
             }
         }
         var retry: [Int] = []
