@@ -33,7 +33,7 @@ struct ParsePrintPropertyTests {
     @Test("view, work and behaviour options: what is printed parses back to the same values")
     func viewAndWork() async throws {
         await propertyCheck(
-            count: 30,
+            count: 15,
             input: zip(Gen.int(in: 1...5000), Gen.int(in: 1...5000), Gen.int(in: 1...5000), Gen.int(in: 1...5000)),
             zip(Self.reals(-2.5...2.5), Self.reals(-2.5...2.5), Self.reals(-2...13), Gen.int(in: 1...100_000_000)),
             zip(Self.reals(0.001...1e9), Self.reals(0...1), Gen.int(in: 1...8), Gen.int(in: 1...1024)),
@@ -90,7 +90,7 @@ struct ParsePrintPropertyTests {
 
     @Test("histogram sharing options: every merge and batch parses back to itself")
     func sharing() async {
-        await propertyCheck(count: 20, input: Gen<HistogramMerge>.case, Gen.int(in: 1...1_048_576)) { merge, batch in
+        await propertyCheck(count: 10, input: Gen<HistogramMerge>.case, Gen.int(in: 1...1_048_576)) { merge, batch in
             let arguments = [
                 "--size", "64x48", "--color", "histogram", "--merge", " \(merge.rawValue)", "--merge-batch",
                 "\(batch) ",
