@@ -127,14 +127,23 @@ struct ProcessStrategyTests {
             Self.longRender + ["--strategy", "process", "-o", "process.png", "--json"], in: folder)
         var random = SeededRandom(seed: seed)
         var kills = 0
+        // The helpers first (a program starting on a loaded machine, or under a sanitizer, is slow).
+        let started = Date().addingTimeInterval(10)
+        while helperProcesses(of: process.processIdentifier).isEmpty && process.isRunning && Date() < started {
+            usleep(5_000)
+        }
         for _ in 0..<3 {
             usleep(UInt32(100_000 + random.next() % 150_000))
-            let helpers = helperProcesses(of: process.processIdentifier)
-            guard process.isRunning else { break }
-            // Between a death and its replacement, a slot may have no helper: skip this moment.
-            guard !helpers.isEmpty else { continue }
-            let victim = helpers[Int(random.next() % UInt64(helpers.count))]
-            if kill(victim, signal) == 0 { kills += 1 }
+            // Between a death and its replacement a slot may have no helper: wait for one, briefly.
+            let choice = random.next()
+            let deadline = Date().addingTimeInterval(2)
+            var helpers = helperProcesses(of: process.processIdentifier)
+            while helpers.isEmpty && process.isRunning && Date() < deadline {
+                usleep(5_000)
+                helpers = helperProcesses(of: process.processIdentifier)
+            }
+            guard process.isRunning, !helpers.isEmpty else { break }
+            if kill(helpers[Int(choice % UInt64(helpers.count))], signal) == 0 { kills += 1 }
         }
         let result = try finish(process, within: 60, "the render whose helpers were killed")
         #expect(result.status == 0, "\(result.standardError)")
