@@ -115,7 +115,7 @@ struct ProcessStrategyTests {
     ]
 
     @Test(
-        "SIGKILL and SIGSEGV to helpers at seeded random moments: the same picture, each death counted",
+        "SIGKILL and SIGSEGV to helpers at two seeded random moments: the same picture, each death counted",
         arguments: [
             (SIGKILL, UInt64(1)), (SIGSEGV, UInt64(2)), (SIGKILL, UInt64(3)),
         ])
@@ -132,7 +132,8 @@ struct ProcessStrategyTests {
         while helperProcesses(of: process.processIdentifier).isEmpty && process.isRunning && Date() < started {
             usleep(5_000)
         }
-        for _ in 0..<3 {
+        // Two kills: three could reach the restart limit, had they all landed before a replacement finished a tile.
+        for _ in 0..<2 {
             usleep(UInt32(100_000 + random.next() % 150_000))
             // Between a death and its replacement a slot may have no helper: wait for one, briefly.
             let choice = random.next()
