@@ -48,11 +48,11 @@ package struct ComparisonExport: Encodable {
         package let max: Double
         package let mean: Double
         package let stddev: Double
-        package let medianCI: [Double]?
+        @OrNull package var medianCI: [Double]?
         package let user: Double
         package let system: Double
-        package let speedup: Double?
-        package let efficiency: Double?
+        @OrNull package var speedup: Double?
+        @OrNull package var efficiency: Double?
         package let imbalance: Double
         package let workers: Int
         package let threadsUsed: Int
@@ -60,84 +60,21 @@ package struct ComparisonExport: Encodable {
         package let iterationsPerSecond: Double
         package let checksum: String
         package let verdict: String
-        package let mainQueue: StrategyBehaviour.MainQueue?
-        package let peakThreads: Int?
-        package let peakResidentBytes: Int?
-        package let cancelLatency: Double?
-        package let tilesAfterCancel: Double?
-        package let cpuAfterCancel: Double?
-        package let threadsRunningAfterCancel: Int?
+        @OrNull package var mainQueue: StrategyBehaviour.MainQueue?
+        @OrNull package var peakThreads: Int?
+        @OrNull package var peakResidentBytes: Int?
+        @OrNull package var cancelLatency: Double?
+        @OrNull package var tilesAfterCancel: Double?
+        @OrNull package var cpuAfterCancel: Double?
+        @OrNull package var threadsRunningAfterCancel: Int?
         package let order: String
-        package let centreDoneSeconds: Double?
-        package let firstPictureSeconds: Double?
-        package let merge: String?
-        package let mergeBatch: Int?
-        package let mergeBatches: Int?
-        package let mergeSeconds: Double?
-        package let mergeWaitSeconds: Double?
-
-        enum CodingKeys: String, CodingKey {
-            case strategy, times, min, median, max, mean, stddev, user, system, speedup, efficiency, imbalance, workers
-            case checksum, verdict
-            case medianCI = "median_ci"
-            case threadsUsed = "threads_used"
-            case megapixelsPerSecond = "megapixels_per_second"
-            case iterationsPerSecond = "iterations_per_second"
-            case mainQueue = "main_queue"
-            case peakThreads = "peak_threads"
-            case peakResidentBytes = "peak_resident_bytes"
-            case cancelLatency = "cancel_latency"
-            case tilesAfterCancel = "tiles_after_cancel"
-            case cpuAfterCancel = "cpu_after_cancel"
-            case threadsRunningAfterCancel = "threads_running_after_cancel"
-            case order
-            case centreDoneSeconds = "centre_done_seconds"
-            case firstPictureSeconds = "first_picture_seconds"
-            case merge
-            case mergeBatch = "merge_batch"
-            case mergeBatches = "merge_batches"
-            case mergeSeconds = "merge_seconds"
-            case mergeWaitSeconds = "merge_wait_seconds"
-        }
-
-        /// Every key is written, absent values as null: a reader need not guess whether a key exists.
-        package func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(strategy, forKey: .strategy)
-            try container.encode(times, forKey: .times)
-            try container.encode(min, forKey: .min)
-            try container.encode(median, forKey: .median)
-            try container.encode(max, forKey: .max)
-            try container.encode(mean, forKey: .mean)
-            try container.encode(stddev, forKey: .stddev)
-            try container.encode(medianCI, forKey: .medianCI)
-            try container.encode(user, forKey: .user)
-            try container.encode(system, forKey: .system)
-            try container.encode(speedup, forKey: .speedup)
-            try container.encode(efficiency, forKey: .efficiency)
-            try container.encode(imbalance, forKey: .imbalance)
-            try container.encode(workers, forKey: .workers)
-            try container.encode(threadsUsed, forKey: .threadsUsed)
-            try container.encode(megapixelsPerSecond, forKey: .megapixelsPerSecond)
-            try container.encode(iterationsPerSecond, forKey: .iterationsPerSecond)
-            try container.encode(checksum, forKey: .checksum)
-            try container.encode(verdict, forKey: .verdict)
-            try container.encode(mainQueue, forKey: .mainQueue)
-            try container.encode(peakThreads, forKey: .peakThreads)
-            try container.encode(peakResidentBytes, forKey: .peakResidentBytes)
-            try container.encode(cancelLatency, forKey: .cancelLatency)
-            try container.encode(tilesAfterCancel, forKey: .tilesAfterCancel)
-            try container.encode(cpuAfterCancel, forKey: .cpuAfterCancel)
-            try container.encode(threadsRunningAfterCancel, forKey: .threadsRunningAfterCancel)
-            try container.encode(order, forKey: .order)
-            try container.encode(centreDoneSeconds, forKey: .centreDoneSeconds)
-            try container.encode(firstPictureSeconds, forKey: .firstPictureSeconds)
-            try container.encode(merge, forKey: .merge)
-            try container.encode(mergeBatch, forKey: .mergeBatch)
-            try container.encode(mergeBatches, forKey: .mergeBatches)
-            try container.encode(mergeSeconds, forKey: .mergeSeconds)
-            try container.encode(mergeWaitSeconds, forKey: .mergeWaitSeconds)
-        }
+        @OrNull package var centreDoneSeconds: Double?
+        @OrNull package var firstPictureSeconds: Double?
+        @OrNull package var merge: String?
+        @OrNull package var mergeBatch: Int?
+        @OrNull package var mergeBatches: Int?
+        @OrNull package var mergeSeconds: Double?
+        @OrNull package var mergeWaitSeconds: Double?
 
         init(_ result: StrategyResult, in comparison: StrategyComparison) {
             strategy = result.strategy
@@ -258,12 +195,7 @@ package struct ComparisonExport: Encodable {
     }
 
     /// Pretty-printed JSON with sorted keys.
-    package var json: Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return try! encoder.encode(self)
-    }
+    package var json: Data { JSONOutput.encode(self, pretty: true) }
 
     /// One CSV line per strategy (per point and strategy for a sweep), with a header.
     package var csv: String {

@@ -1,0 +1,124 @@
+import Comparison
+import MandelbrotCore
+import Platform
+import Probes
+
+/// The JSON object of `render --json`, documented in docs/options.md: keys in snake case and
+/// sorted, every key written, absent values as null.
+struct RenderJSON: Encodable {
+    let strategy: String
+    let width: Int
+    let height: Int
+    let iterations: Int
+    let workers: Int
+    let workersRequested: Int
+    let split: String
+    let tile: String
+    let color: String
+    let kernel: String
+    let region: String
+    @OrNull var center: [Double]?
+    @OrNull var zoom: Double?
+    @OrNull var julia: [Double]?
+    let supersample: Int
+    let wallSeconds: Double
+    let cpuSeconds: Double
+    let userSeconds: Double
+    let systemSeconds: Double
+    let totalIterations: UInt64
+    @OrNull var megapixelsPerSecond: Double?
+    @OrNull var iterationsPerSecond: Double?
+    let threadsUsed: Int
+    let workerBusySeconds: [Double]
+    @OrNull var imbalance: Double?
+    let format: String
+    let writeSeconds: Double
+    let output: String
+    let checksum: String
+    @OrNull var bandRows: Int?
+    let bands: Int
+    let peakResidentBytes: Int
+    @OrNull var precisionLimitZoom: Double?
+    @OrNull var mainQueue: StrategyBehaviour.MainQueue?
+    @OrNull var peakThreads: Int?
+    let cancelled: Bool
+    @OrNull var cancelRequestedSeconds: Double?
+    @OrNull var cancelLatency: Double?
+    @OrNull var tilesAfterCancel: Int?
+    @OrNull var cpuAfterCancel: Double?
+    @OrNull var threadsRunningAfterCancel: Int?
+    let order: String
+    @OrNull var part: [Int]?
+    let pictureHeight: Int
+    @OrNull var firstPictureSeconds: Double?
+    @OrNull var centreDoneSeconds: Double?
+    @OrNull var merge: String?
+    @OrNull var mergeBatch: Int?
+    @OrNull var mergeBatches: Int?
+    @OrNull var mergeSeconds: Double?
+    @OrNull var mergeWaitSeconds: Double?
+    let helperCrashes: Int
+    let workRetried: Int
+
+    init(_ summary: RenderSummary) {
+        let (facts, report, behaviour) = (summary.facts, summary.report, summary.behaviour)
+        let job = facts.job
+        var viewport: Viewport?
+        if case .view(let view) = job.region { viewport = view }
+        strategy = facts.strategy
+        width = job.size.width
+        height = job.size.height
+        iterations = job.iterations
+        workers = facts.workers
+        workersRequested = facts.workersRequested
+        split = job.split.rawValue
+        tile = job.tileSize.description
+        color = job.colorScheme.rawValue
+        kernel = job.kernel.rawValue
+        region = job.isBenchmarksGame ? Preset.benchmarksGame.rawValue : "view"
+        center = viewport.map { [$0.centerReal, $0.centerImaginary] }
+        zoom = viewport?.zoom
+        julia = job.julia.map { [$0.real, $0.imaginary] }
+        supersample = job.supersampling
+        wallSeconds = report.wallSeconds
+        cpuSeconds = report.cpu.total
+        userSeconds = report.cpu.user
+        systemSeconds = report.cpu.system
+        totalIterations = report.totalIterations
+        megapixelsPerSecond = summary.megapixelsPerSecond.finiteOrNil
+        iterationsPerSecond = summary.iterationsPerSecond.finiteOrNil
+        threadsUsed = report.threadsUsed
+        workerBusySeconds = report.workerBusySeconds
+        imbalance = report.imbalance.finiteOrNil
+        format = facts.format.rawValue
+        writeSeconds = summary.writeSeconds
+        output = facts.output
+        checksum = NumberFormat.checksum(summary.checksum)
+        bandRows = facts.bandRows
+        bands = facts.bandCount
+        peakResidentBytes = summary.peakResidentBytes
+        precisionLimitZoom = facts.precisionLimit
+        mainQueue = behaviour.mainQueue.map {
+            .init(p50: $0.p50, p99: $0.p99, max: $0.max, missedFrames: $0.missedFrames, ticks: $0.ticks)
+        }
+        peakThreads = behaviour.samples?.peakThreads
+        cancelled = behaviour.cancel != nil
+        cancelRequestedSeconds = report.cancelRequestedSeconds
+        cancelLatency = behaviour.cancel?.latencySeconds
+        tilesAfterCancel = behaviour.cancel?.tilesStartedAfter
+        cpuAfterCancel = behaviour.cancel?.cpuAfterSeconds
+        threadsRunningAfterCancel = behaviour.cancel?.threadsRunningAfter
+        order = facts.order.rawValue
+        part = facts.part.map { [$0.index, $0.count] }
+        pictureHeight = facts.part?.pictureSize.height ?? job.size.height
+        firstPictureSeconds = report.firstPictureSeconds
+        centreDoneSeconds = report.centreDoneSeconds
+        merge = report.merge?.sharing.merge.rawValue
+        mergeBatch = report.merge?.sharing.batch
+        mergeBatches = report.merge?.batches
+        mergeSeconds = report.merge?.mergeSeconds
+        mergeWaitSeconds = report.merge?.waitSeconds
+        helperCrashes = report.helperCrashes
+        workRetried = report.workRetried
+    }
+}
