@@ -289,8 +289,10 @@ struct RenderCommandTests {
         let details = try MandelProcess.run(["strategies", "--details"])
         #expect(details.status == 0)
         let lines = details.standardOutput.split(separator: "\n")
-        #expect(lines.count == 5 * StrategyCatalog.names.count, "a line and four details per strategy")
-        for mechanism in ["addDependency", "notify", "structured awaiting", "NSCondition", "queuePriority", "QoS"] {
+        #expect(lines.count == 6 * StrategyCatalog.names.count, "a line and five details per strategy")
+        for mechanism in [
+            "addDependency", "notify", "structured awaiting", "NSCondition", "queuePriority", "QoS", "helper",
+        ] {
             #expect(details.standardOutput.contains(mechanism), "no \(mechanism) in the details")
         }
     }
