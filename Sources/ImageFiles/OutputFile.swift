@@ -1,4 +1,4 @@
-import Platform
+public import Platform
 
 /// A file that appears at its path only once it is complete.
 ///

@@ -373,3 +373,27 @@ public enum PNGCompression: String, Sendable, CaseIterable {
         }
     }
 }
+
+extension PNGWriter: ImageEncoder {
+    /// Starts a PNG with the picture's chunks, compression, workers and part.
+    public convenience init(output: OutputFile, picture: EncodedPicture) throws(ImageFileError) {
+        try self.init(
+            output: output, width: picture.width, height: picture.height, channels: picture.channels,
+            bitDepth: picture.bitDepth, compression: picture.compression, texts: picture.texts,
+            workers: picture.workers, part: picture.part)
+    }
+
+    /// The deflate format's limit of about 1032 bytes of input per byte of output, plus the chunks.
+    public static func minimumBytes(for picture: EncodedPicture) -> Int {
+        // Each row is preceded by its filter byte.
+        let bytesPerRow = picture.bitDepth == 1 ? (picture.width + 7) / 8 : picture.width * picture.channels
+        let raw = (bytesPerRow + 1).multipliedReportingOverflow(by: picture.height)
+        return raw.overflow ? Int.max : raw.partialValue / 1032 + 1024
+    }
+
+    /// The rows it stages for its slices.
+    public static func memoryNeeded(for picture: EncodedPicture) -> Int {
+        memoryNeeded(
+            width: picture.width, channels: picture.channels, bitDepth: picture.bitDepth, workers: picture.workers)
+    }
+}

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ImageFiles
 
 /// The file formats `mandel render` writes.
 enum ImageFormat: String, CaseIterable, WordArgument {
@@ -6,6 +7,14 @@ enum ImageFormat: String, CaseIterable, WordArgument {
     case png
     /// Binary PBM (`P4`): one bit per pixel, the Benchmarks Game's format.
     case pbm
+
+    /// The format's writer: the catalog of formats, one line each.
+    var encoder: any ImageEncoder.Type {
+        switch self {
+        case .png: PNGWriter.self
+        case .pbm: PBMWriter.self
+        }
+    }
 }
 
 /// A fixed, well-known workload.

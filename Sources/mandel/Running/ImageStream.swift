@@ -7,13 +7,8 @@ import Platform
 /// The file is complete after ``finish()``; it appears at its path when the run's
 /// outputs are committed together.
 final class ImageStream {
-    private enum Encoder {
-        case png(PNGWriter)
-        case pbm(PBMWriter)
-    }
-
     let output: OutputFile
-    private let encoder: Encoder
+    private let encoder: any ImageEncoder
     /// Bytes in one row of the pixels handed to ``write(rows:count:)``.
     let bytesPerRow: Int
 
@@ -30,58 +25,44 @@ final class ImageStream {
     ) throws(ImageFileError) {
         self.output = output
         bytesPerRow = pixelFormat.bytesPerRow(width: size.width)
-        switch format {
-        case .png:
-            encoder = .png(
-                try PNGWriter(
-                    output: output, width: size.width, height: size.height, channels: pixelFormat.channels,
-                    bitDepth: pixelFormat.bitDepth, compression: compression, texts: texts, workers: workers,
-                    part: part))
-        case .pbm:
-            precondition(pixelFormat == .bilevel && part == nil, "a PBM is written whole, from bilevel pixels")
-            encoder = .pbm(try PBMWriter(output: output, width: size.width, height: size.height))
-        }
+        encoder = try format.encoder.init(
+            output: output,
+            picture: Self.picture(
+                size: size, pixelFormat: pixelFormat, compression: compression, texts: texts, workers: workers,
+                part: part))
     }
 
     /// Rows worth handing over in one ``write(rows:count:)``: enough to keep a PNG's
     /// compressing threads busy; a PBM has nothing to share out.
-    var rowsPerWrite: Int {
-        switch encoder {
-        case .png(let writer): writer.rowsPerWrite
-        case .pbm: 64
-        }
-    }
+    var rowsPerWrite: Int { encoder.rowsPerWrite }
 
     /// Processor time the encoder spent on threads other than the writing one, so far.
-    var helperCPU: CPUTime {
-        if case .png(let writer) = encoder { writer.helperCPU } else { .zero }
-    }
+    var helperCPU: CPUTime { encoder.helperCPU }
 
     /// Encodes and writes the next `count` rows.
     func write(rows: UnsafeBufferPointer<UInt8>, count: Int) throws(ImageFileError) {
-        switch encoder {
-        case .png(let writer): try writer.write(rows: rows, count: count)
-        case .pbm(let writer): try writer.write(bits: rows, rows: count)
-        }
+        try encoder.write(rows: rows, count: count)
     }
 
     /// Ends the image: the file is complete, but not yet in place.
     func finish() throws(ImageFileError) {
-        if case .png(let writer) = encoder { try writer.finish() }
+        try encoder.finish()
         try output.flushAndClose()
+    }
+
+    /// What `format`'s encoder is told about a picture of `size` in `pixelFormat`.
+    static func picture(
+        size: ImageSize, pixelFormat: PixelFormat, compression: PNGCompression = .balanced,
+        texts: [PNGWriter.TextChunk] = [], workers: Int = 1, part: (index: Int, count: Int)? = nil
+    ) -> EncodedPicture {
+        EncodedPicture(
+            width: size.width, height: size.height, channels: pixelFormat.channels, bitDepth: pixelFormat.bitDepth,
+            compression: compression, texts: texts, workers: workers, part: part)
     }
 
     /// The smallest file this stream can produce for `size`: a PBM's exact size, or, for a PNG,
     /// the deflate format's limit of about 1032 bytes of input per byte of output, plus the chunks.
     static func minimumBytes(format: ImageFormat, size: ImageSize, pixelFormat: PixelFormat) -> Int {
-        switch format {
-        case .pbm:
-            let header = "P4\n\(size.width) \(size.height)\n".utf8.count
-            return header + (size.width + 7) / 8 * size.height
-        case .png:
-            // Each row is preceded by its filter byte.
-            let raw = (pixelFormat.bytesPerRow(width: size.width) + 1).multipliedReportingOverflow(by: size.height)
-            return raw.overflow ? Int.max : raw.partialValue / 1032 + 1024
-        }
+        format.encoder.minimumBytes(for: picture(size: size, pixelFormat: pixelFormat))
     }
 }

@@ -153,12 +153,10 @@ struct RenderSession {
         return overflow ? .max : sum
     }
 
-    /// Memory the PNG encoder keeps: the rows it stages for its slices.
+    /// Memory the encoder keeps (a PNG's: the rows it stages for its slices).
     private var encoderBytes: Int {
-        guard format == .png else { return 0 }
-        return PNGWriter.memoryNeeded(
-            width: job.size.width, channels: job.pixelFormat.channels, bitDepth: job.pixelFormat.bitDepth,
-            workers: job.workers)
+        format.encoder.memoryNeeded(
+            for: ImageStream.picture(size: job.size, pixelFormat: job.pixelFormat, workers: job.workers))
     }
 
     /// Draws and writes the maps and the trace that were asked for, into their opened files.
