@@ -1,0 +1,57 @@
+import MandelbrotCore
+import Platform
+import Synchronization
+
+/// What the slots of one pass share: the work, the recipe, and each slot's helper for a cancel to reach.
+final class SharedPass: Sendable {
+    let work: RenderWork
+    let recipe: [UInt8]
+    let executable: String
+    private let helpers = Mutex<[Int: Int32]>([:])
+    private let stopped = Atomic(false)
+
+    init(work: RenderWork, recipe: [UInt8], executable: String) {
+        self.work = work
+        self.recipe = recipe
+        self.executable = executable
+    }
+
+    /// Whether the pass was cancelled, by the flag or the mechanism's own cancel.
+    var isStopped: Bool { stopped.load(ordering: .relaxed) || work.isCancelled }
+
+    /// Kills every helper: the native cancel.
+    func stopAll() {
+        stopped.store(true, ordering: .relaxed)
+        helpers.withLock { helpers in
+            for pid in helpers.values { kill(pid, SIGKILL) }
+        }
+    }
+
+    /// Records `helper` as slot `slot`'s, for a cancel to reach (killed at once if the pass is stopped).
+    func adopt(_ helper: HelperConnection, slot: Int) {
+        helpers.withLock { helpers in
+            helpers[slot] = helper.pid
+            if stopped.load(ordering: .relaxed) { kill(helper.pid, SIGKILL) }
+        }
+    }
+
+    /// Forgets slot `slot`'s helper, before it is reaped (after which its pid may be another process's).
+    func release(slot: Int) {
+        _ = helpers.withLock { $0.removeValue(forKey: slot) }
+    }
+
+    /// Counts a helper's breakdown; returns false, having failed the render, once the slot's
+    /// helpers have broken down ``ProcessStrategy/restartLimit`` times in a row.
+    func recordBreakdown(slot: Int, _ reason: String, deathsInARow: inout Int, retried: Int) -> Bool {
+        deathsInARow += 1
+        work.recordHelperCrash(retried: retried)
+        guard deathsInARow < ProcessStrategy.restartLimit else {
+            work.reportFailure(
+                .helpersFailed(
+                    "helper \(slot) failed \(deathsInARow) times in a row, the most mandel allows (the last: \(reason))"
+                ))
+            return false
+        }
+        return true
+    }
+}
