@@ -68,12 +68,18 @@ let package = Package(
 
         // MARK: - Compute core: views, kernels, work plans, buffers, colouring, the strategy contract
         .target(
-            name: "MandelbrotCore", dependencies: ["Platform", "AtomicShim", "LaneBits", "PaletteLanes"],
+            name: "MandelbrotCore", dependencies: ["Platform", "AtomicShim", "LaneBits", "PaletteLanes", "DeepShim"],
             swiftSettings: pixelSwiftSettings),
         // Byte-wide atomic updates for bilevel rows, which Swift's atomics cannot do on raw memory.
         .target(name: "AtomicShim"),
         // Vector lanes read as bits in one instruction, which Swift's SIMD masks cannot be.
         .target(name: "LaneBits"),
+        // Deep zoom: the reference orbit in GNU MPFR, the pixels as perturbations of it (see docs/deep-zoom.md).
+        .systemLibrary(name: "CMPFR", pkgConfig: "mpfr", providers: [.apt(["libmpfr-dev"])]),
+        .target(
+            name: "DeepShim", dependencies: ["CMPFR"],
+            cSettings: [.unsafeFlags(["-O3", "-march=native"])],
+            linkerSettings: [.linkedLibrary("mpfr"), .linkedLibrary("gmp")]),
         // Smooth colouring eight pixels at a time: gathers and roundings Swift's SIMD types do lane by lane.
         .target(name: "PaletteLanes"),
 
@@ -128,7 +134,7 @@ let package = Package(
             .target(name: "Deadline", path: "Tests/Deadline", swiftSettings: sharedSwiftSettings),
             .testTarget(
                 name: "MandelbrotCoreTests",
-                dependencies: ["MandelbrotCore", "Platform", "LaneBits", "Deadline", propertyBased],
+                dependencies: ["MandelbrotCore", "Platform", "LaneBits", "Deadline", "DeepShim", propertyBased],
                 swiftSettings: sharedSwiftSettings
             ),
             // Built for this machine's vector units, so that the eight-lane path is the one tested.

@@ -27,6 +27,13 @@ public final class IterationCounts: @unchecked Sendable {
         return storage[y * size.width + x]
     }
 
+    /// Every count, row by row from the top: what a NumPy file of shape (height, width) holds.
+    public func withCounts<Result, Failure: Error>(
+        _ body: (UnsafeBufferPointer<UInt32>) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try body(UnsafeBufferPointer(storage))
+    }
+
     /// A pointer to the count of pixel (x, y).
     func address(x: Int, y: Int) -> UnsafeMutablePointer<UInt32> {
         storage.baseAddress! + y * size.width + x

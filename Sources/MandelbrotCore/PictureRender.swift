@@ -207,7 +207,7 @@ public final class PictureRender: Sendable {
         let startCPU = CPUTime.now()
         let histogram =
             job.colorScheme == .histogram ? EscapeHistogram(limit: job.kernelLimit, sharing: settings.sharing) : nil
-        let samples = SampleCounter(job: job, grid: grid)
+        var deepReference: DeepReference?
         let run = RenderWork.RunContext(
             settings: settings, cancellation: cancellation, registry: WorkerRegistry(), ranking: ranking,
             waitsAsynchronously: settings.tileWait.mode == .async && strategy.asynchronousWait != nil,
@@ -228,8 +228,20 @@ public final class PictureRender: Sendable {
                 merge: histogram?.statistics, firstPictureSeconds: firstPicture.withLock { $0 },
                 previewTiles: previewRecords,
                 centreDoneSeconds: plan.bandCount == 1
-                    ? RenderReport.centreDone(records[.coloring] ?? [], size: job.size) : nil, recovery: run.recovery)
+                    ? RenderReport.centreDone(records[.coloring] ?? [], size: job.size) : nil, recovery: run.recovery,
+                deepPhases: deepReference?.phases)
         }
+
+        // A deep view's serial part: the reference orbit and its table, before any pixel.
+        if let deep = job.deep {
+            deepReference = DeepReference(
+                view: deep, grid: grid, limit: job.kernelLimit, workers: job.workers, cancellation: cancellation)
+            if deepReference == nil {
+                end = MonotonicClock.nanoseconds()
+                throw RenderCancelled(report: report())
+            }
+        }
+        let samples = SampleCounter(job: job, grid: grid, deep: deepReference)
 
         for pass in job.passes {
             let slots = zip(canvases, recorders).map { canvas, recorder in
@@ -253,7 +265,8 @@ public final class PictureRender: Sendable {
                     slots: [BandPipeline.Slot(canvas: preview.canvas, counts: nil, recorder: preview.recorder)],
                     sink: nil, cancellation: cancellation, keepsTileRecords: true, origin: start)
                 let previewRenderer = self.renderer(
-                    for: .coloring, samples: SampleCounter(job: preview.job, grid: preview.grid), histogram: nil)
+                    for: .coloring, samples: SampleCounter(job: preview.job, grid: preview.grid, deep: deepReference),
+                    histogram: nil)
                 let previewWork = RenderWork(
                     plan: preview.plan, firstTile: 0, of: preview.plan, order: .rows,
                     pass: RenderWork.PassContext(pass: pass, renderer: previewRenderer, pipeline: previewPipeline),

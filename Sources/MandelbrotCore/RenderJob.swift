@@ -48,6 +48,9 @@ public struct RenderJob: Sendable {
         /// The picture's row that is this job's row 0.
         public let firstRow: Int
     }
+    /// A view past `Double`'s precision, rendered by perturbation; nil renders ``region`` with `Double`s.
+    /// ``region`` then holds the view rounded to `Double`s, for reports only.
+    public var deep: DeepView?
 
     /// Creates a job; traps on a non-positive iteration limit, worker count or supersampling.
     public init(
@@ -124,14 +127,18 @@ public struct RenderJob: Sendable {
     ///
     /// A grid k times as wide and tall over the same view puts sample (X, Y) at
     /// `re = cx + ((X + 0.5)/k − W/2)·s`: pixel X/k, sub-sample X mod k.
+    ///
+    /// A deep view's grid holds each sample's offset from the centre at zoom 1 (the deltas
+    /// times the zoom), which the same expressions compute exactly as for a shallow view.
     func makeSampleGrid() -> SampleGrid {
         let height = window?.pictureHeight ?? size.height
         let grid =
             switch region {
             case .view(let viewport):
+                // A deep view's grid: the same expressions around 0 at zoom 1.
                 SampleGrid(
                     size: ImageSize(width: size.width * supersampling, height: height * supersampling),
-                    viewport: viewport)
+                    viewport: deep == nil ? viewport : Viewport(centerReal: 0, centerImaginary: 0, zoom: 1))
             case .benchmarksGame: SampleGrid(benchmarksGameSide: size.width)
             }
         guard let window else { return grid }

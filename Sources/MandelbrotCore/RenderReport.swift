@@ -35,13 +35,17 @@ public struct RenderReport: Sendable {
     public let helperCrashes: Int
     /// Tiles sent again to a replacement helper.
     public let workRetried: Int
+    /// For a deep view, the serial parts' times: the reference orbit and the BLA table.
+    public let deepPhases: DeepPhases?
 
     public init(
         strategy: String, wallSeconds: Double, cpu: CPUTime, tiles: [TileRecord], countingTiles: [TileRecord] = [],
         plannedWorkers: Int, cancelRequestedSeconds: Double? = nil, processorNanosecondsAtCompletion: UInt64? = nil,
         startNanoseconds: UInt64 = 0, merge: MergeStatistics? = nil, firstPictureSeconds: Double? = nil,
-        previewTiles: [TileRecord] = [], centreDoneSeconds: Double? = nil, recovery: RecoveryTally? = nil
+        previewTiles: [TileRecord] = [], centreDoneSeconds: Double? = nil, recovery: RecoveryTally? = nil,
+        deepPhases: DeepPhases? = nil
     ) {
+        self.deepPhases = deepPhases
         helperCrashes = recovery?.helperCrashes ?? 0
         workRetried = recovery?.workRetried ?? 0
         self.previewTiles = previewTiles

@@ -304,6 +304,8 @@ extension SampleCounter {
         self.limit = limit
         self.usefulLimit = usefulLimit
         self.julia = julia
+        // A recipe carries no reference orbit: deep views are not sent to other processes yet.
+        self.deep = nil
     }
 }
 

@@ -185,8 +185,9 @@ struct ParsingTests {
             "--zoom", " 2", "--center", " -0.5 , 0 ", "--size", " 64 x 48 ", "--iterations", "100 ", "--workers", " 2",
             "--palette", "#ff0000, #00ff00", "--palette-cycle", "1.5e1", "--color", " smooth", "--strategy", " tasks",
         ])
-        #expect(render.view.zoom == 2)
-        #expect(render.view.center == ComplexValue(real: -0.5, imaginary: 0))
+        #expect(render.view.zoom == DecimalValue(value: 2, text: "2"))
+        #expect(
+            render.view.center == ComplexValue(real: -0.5, imaginary: 0, realText: "-0.5", imaginaryText: "0"))
         #expect(render.view.size == PixelSize(width: 64, height: 48))
         #expect(render.view.iterations == 100 && render.work.workers == [2] && render.view.paletteCycle == 15)
         #expect(render.strategy.strategy.name == "tasks")

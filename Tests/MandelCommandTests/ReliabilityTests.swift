@@ -314,12 +314,15 @@ struct AgreementTests {
         #expect(result.standardOutput.contains("a\\nb.png"))
     }
 
-    @Test("a view too deep for Double is rendered with a warning that says where the limit is")
+    @Test("a view too deep for Double, forced to Double, is rendered with a warning that says where the limit is")
     func precision() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let deep = try MandelProcess.run(
-            ["render", "--size", "80x60", "--center", "-0.7436,0.1318", "--zoom", "1e15", "--json", "-o", "p.png"],
+            [
+                "render", "--size", "80x60", "--center", "-0.7436,0.1318", "--zoom", "1e15", "--precision", "double",
+                "--json", "-o", "p.png",
+            ],
             in: folder)
         #expect(deep.status == 0)
         #expect(

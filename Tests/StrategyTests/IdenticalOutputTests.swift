@@ -37,6 +37,30 @@ struct IdenticalOutputTests {
     }
 
     @Test(
+        "a deep view (perturbation, one shared orbit and table) has the same pixels", arguments: concurrentStrategyNames
+    )
+    func identicalDeep(strategyName: String) async throws {
+        // Helper processes get a recipe without the reference orbit; render refuses them for a deep view.
+        guard strategyName != "process" else { return }
+        let view = try #require(
+            DeepView(
+                centerReal: "-1.759817130804847813610825010561798238243999999999999999999800",
+                centerImaginary: "-0.012593310799749865383746631843264858450340000000000000000000",
+                zoom: "1.333333333333333333333333333333333333333e14"))
+        for color in [ColorScheme.smooth, .bw, .histogram] {
+            var job = RenderJob(
+                size: ImageSize(width: 57, height: 41), region: .view(view.approximateViewport), iterations: 4036,
+                colorScheme: color, tileSize: TileSize(width: 16, height: 8), workers: 2)
+            job.deep = view
+            let (expected, serialReport) = try await render(job, with: SerialStrategy())
+            let (canvas, report) = try await render(job, with: strategy(named: strategyName))
+            #expect(canvas.checksum == expected.checksum, "\(strategyName) \(color)")
+            #expect(report.totalIterations == serialReport.totalIterations)
+            #expect(report.deepPhases != nil)
+        }
+    }
+
+    @Test(
         "every tile is recorded once, by a worker, with the iterations its pixels took",
         arguments: concurrentStrategyNames)
     func records(strategyName: String) async throws {

@@ -7,9 +7,12 @@ struct SampleCounter: Sendable {
     /// The most iterations a sample counts for in the totals.
     let usefulLimit: Int
     let julia: JuliaConstant?
+    /// A deep view's reference orbit and table; the grid then holds zoom-1 offsets from the centre.
+    let deep: DeepReference?
 
-    init(job: RenderJob, grid: SampleGrid) {
+    init(job: RenderJob, grid: SampleGrid, deep: DeepReference? = nil) {
         self.grid = grid
+        self.deep = deep
         kernel = job.kernel
         limit = job.kernelLimit
         usefulLimit = job.iterations
@@ -22,7 +25,12 @@ struct SampleCounter: Sendable {
         smooth: UnsafeMutablePointer<Float>?
     ) -> UInt64 {
         grid.realParts.withUnsafeBufferPointer { realParts in
-            kernel.countRow(
+            if let deep {
+                return deep.count(
+                    offsets: realParts.baseAddress! + firstColumn, offsetImaginary: grid.imaginaryParts[row],
+                    count: count, limit: limit, into: counts, smooth: smooth)
+            }
+            return kernel.countRow(
                 realParts: realParts.baseAddress! + firstColumn, imaginary: grid.imaginaryParts[row], count: count,
                 limit: limit, counts: counts, smooth: smooth, usefulLimit: usefulLimit, julia: julia)
         }
@@ -34,7 +42,10 @@ struct SampleCounter: Sendable {
         row: Int, firstColumn: Int, count: Int, into pixels: UnsafeMutablePointer<UInt8>,
         scratch: UnsafeMutablePointer<UInt32>
     ) -> UInt64 {
-        grid.realParts.withUnsafeBufferPointer { realParts in
+        if deep != nil {
+            return markFromCounts(row: row, firstColumn: firstColumn, count: count, into: pixels, scratch: scratch)
+        }
+        return grid.realParts.withUnsafeBufferPointer { realParts in
             kernel.markRow(
                 realParts: realParts.baseAddress! + firstColumn, imaginary: grid.imaginaryParts[row], count: count,
                 limit: limit, into: pixels, column: firstColumn, scratch: scratch, usefulLimit: usefulLimit,

@@ -44,3 +44,9 @@ extension IterationKernel: ExpressibleByArgument, WordArgument {}
 extension PNGCompression: ExpressibleByArgument, WordArgument {}
 extension TileWait.Mode: ExpressibleByArgument, WordArgument {}
 extension CancellationMode: ExpressibleByArgument, WordArgument {}
+extension PrecisionMode: ExpressibleByArgument, WordArgument {}
+
+/// A switch given as a word: on or off.
+enum OnOff: String, CaseIterable, ExpressibleByArgument, WordArgument {
+    case on, off
+}

@@ -98,7 +98,14 @@ enum ValueParsing {
         guard parts.count == 2, let realPart = try? real(parts[0]), let imaginaryPart = try? real(parts[1]) else {
             throw Refusal(description: "give two decimal numbers re,im such as -0.5,0")
         }
-        return ComplexValue(real: realPart, imaginary: imaginaryPart)
+        return ComplexValue(
+            real: realPart, imaginary: imaginaryPart, realText: String(parts[0].trimmingBlanks),
+            imaginaryText: String(parts[1].trimmingBlanks))
+    }
+
+    /// A decimal number kept as typed (for views deeper than `Double`), with its nearest `Double`.
+    static func decimal(_ text: some StringProtocol) throws -> DecimalValue {
+        DecimalValue(value: try real(text), text: String(text.trimmingBlanks))
     }
 
     /// Whether `text` is a decimal number: an optional sign, digits with an optional
@@ -134,8 +141,17 @@ enum ValueParsing {
 struct ComplexValue: Hashable {
     var real: Double
     var imaginary: Double
+    /// The parts as typed, every digit kept.
+    var realText = ""
+    var imaginaryText = ""
 
     var isFinite: Bool { real.isFinite && imaginary.isFinite }
+}
+
+/// A decimal number as typed, and the nearest `Double` (infinite or zero beyond its range).
+struct DecimalValue: Hashable {
+    var value: Double
+    var text: String
 }
 
 extension StringProtocol {

@@ -179,14 +179,25 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
         if let bandHeight, bandHeight < 1 {
             throw ValidationError("--band-height must be a number of rows, 1 or more (got \(bandHeight))")
         }
+        if view.deepView != nil && strategy.strategy.name == "process" {
+            throw ValidationError(
+                "--strategy process sends tiles to helper processes, which have no reference orbit yet; choose "
+                    + "another strategy for a view rendered by perturbation")
+        }
+        if visuals.counts != nil && view.samplesPerAxis > 1 {
+            throw ValidationError(
+                "--counts writes one escape count per pixel; --supersample takes several, so remove one of them")
+        }
         if visuals.needsWholePicture {
             if bandHeight != nil {
                 throw ValidationError(
-                    "--ownership-map and --cost-map need the whole picture in memory; remove --band-height or the maps")
+                    "--ownership-map, --cost-map and --counts need the whole picture in memory; remove --band-height "
+                        + "or them")
             }
             try view.validateFitsInMemory(
                 because:
-                    "--ownership-map and --cost-map need the whole picture in memory (without them, render streams it in bands)"
+                    "--ownership-map, --cost-map and --counts need the whole picture in memory (without them, render "
+                    + "streams it in bands)"
             )
         }
         if json, let (option, path) = outputs.first(where: { OutputFile.namesStandardOutput($0.path) }) {
@@ -288,7 +299,8 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
         let (index, count) = try EngineIndex.resolve(
             frame, count: frames, option: "--frame", countOption: "--frames",
             environment: ProcessInfo.processInfo.environment)
-        view.zoom = Self.frameZoom(from: view.zoom ?? 1, to: zoomTo, frame: index, of: count)
+        let zoom = Self.frameZoom(from: view.zoom?.value ?? 1, to: zoomTo, frame: index, of: count)
+        view.zoom = DecimalValue(value: zoom, text: "\(zoom)")
     }
 
     /// Frame `index` of `count` of a zoom from `first` to `last`: each frame `(last/first)^(1/(count − 1))` deeper.

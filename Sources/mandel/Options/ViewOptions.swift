@@ -25,9 +25,26 @@ struct ViewOptions: ParsableArguments {
 
     @Option(
         parsing: .unconditional,
-        help: "Magnification; 1 shows 3 units across the shorter side. Finite and > 0 (default: 1).",
-        transform: { try ValueParsing.real($0) })
-    var zoom: Double?
+        help: ArgumentHelp(
+            "Magnification; 1 shows 3 units across the shorter side: a decimal number > 0 of any length and "
+                + "exponent, such as 1.333e1086, read exactly, as is --center (default: 1)."),
+        transform: { try ValueParsing.decimal($0) })
+    var zoom: DecimalValue?
+
+    @Option(
+        help: ArgumentHelp(
+            "How pixels are computed: double (the vector kernel), or perturbation (one reference orbit in GNU MPFR, "
+                + "the pixels as Double deltas from it; any depth) (default: perturbation where Double cannot "
+                + "separate neighbouring pixels, with a note; double otherwise).")
+    )
+    var precision: PrecisionMode?
+
+    @Option(
+        help: ArgumentHelp(
+            "With perturbation, skip iterations with the table of bilinear approximations: on, or off to step "
+                + "every iteration (plain perturbation) (default: on).")
+    )
+    var bla: OnOff?
 
     @Option(
         parsing: .unconditional, help: "Iteration limit, 1…100000000 (default: 256; 50 for the preset).",
@@ -107,14 +124,29 @@ struct ViewOptions: ParsableArguments {
         if let iterations, !(1...Limits.maximumIterations).contains(iterations) {
             throw ValidationError("--iterations must be from 1 to \(Limits.maximumIterations) (got \(iterations))")
         }
+        if let zoom, !(zoom.value > 0) {
+            throw ValidationError("--zoom must be a finite number greater than 0 (got \(zoom.text))")
+        }
+        if deepView != nil {
+            guard julia == nil else {
+                throw ValidationError(
+                    "--julia renders with Double only, to a zoom of about 1e13; remove --julia or --precision "
+                        + "perturbation, or zoom out")
+            }
+            return
+        }
+        if precision == nil && bla != nil {
+            throw ValidationError(
+                "--bla applies to --precision perturbation; remove it or add --precision perturbation")
+        }
         if let center, !center.isFinite {
             throw ValidationError("--center must be finite (got \(center.real),\(center.imaginary))")
         }
         if let julia, !julia.isFinite {
             throw ValidationError("--julia must be finite (got \(julia.real),\(julia.imaginary))")
         }
-        if let zoom, !(zoom.isFinite && zoom > 0) {
-            throw ValidationError("--zoom must be a finite number greater than 0 (got \(zoom))")
+        if let zoom, !zoom.value.isFinite {
+            throw ValidationError("--zoom must be a finite number greater than 0 (got \(zoom.text))")
         }
         // Every sample's coordinates must be finite numbers a pixel step apart.
         let step = viewport.pixelSpacing(for: sampleGridSize)
@@ -141,15 +173,41 @@ struct ViewOptions: ParsableArguments {
         }
     }
 
-    /// The region of the plane.
+    /// The region of the plane (a deep view rounded to `Double`s, for reports).
     var region: RenderJob.Region {
-        preset == .benchmarksGame ? .benchmarksGame : .view(viewport)
+        if preset == .benchmarksGame { return .benchmarksGame }
+        return .view(deepView?.approximateViewport ?? viewport)
     }
 
     /// The centred view (the default one for a preset); valid after `validate()`.
     var viewport: Viewport {
         let point = center ?? Self.defaultCenter
-        return Viewport(centerReal: point.real, centerImaginary: point.imaginary, zoom: zoom ?? 1)
+        return Viewport(centerReal: point.real, centerImaginary: point.imaginary, zoom: zoom?.value ?? 1)
+    }
+
+    /// The view rendered by perturbation: with `--precision perturbation`, or by default where `Double`
+    /// cannot separate neighbouring pixels of a zoom above 1; nil for `Double`.
+    var deepView: DeepView? {
+        guard preset == nil, precision != .double else { return nil }
+        // A Julia set keeps Double (and its warning) unless perturbation is asked for, which it then refuses.
+        guard precision == .perturbation || (julia == nil && doubleCannotResolve) else { return nil }
+        let point = center ?? Self.defaultCenter
+        let realText = point.realText.isEmpty ? "\(point.real)" : point.realText
+        let imaginaryText = point.imaginaryText.isEmpty ? "\(point.imaginary)" : point.imaginaryText
+        return DeepView(
+            centerReal: realText, centerImaginary: imaginaryText, zoom: zoom?.text ?? "1", usesTable: bla != .off)
+    }
+
+    /// Whether a zoom above 1 is too deep for `Double`: the zoom itself overflows, or neighbouring samples coincide.
+    private var doubleCannotResolve: Bool {
+        let zoomValue = zoom?.value ?? 1
+        guard zoomValue > 1 else { return false }
+        guard zoomValue.isFinite else { return true }
+        let point = center ?? Self.defaultCenter
+        guard point.isFinite else { return false }
+        let view = Viewport(centerReal: point.real, centerImaginary: point.imaginary, zoom: zoomValue)
+        let step = view.pixelSpacing(for: sampleGridSize)
+        return step == 0 || (step.isFinite && view.hasCoincidentSamples(for: sampleGridSize))
     }
 
     /// The size of the grid of samples: the picture's, times the supersampling along each axis.

@@ -15,6 +15,13 @@ struct VisualOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
+            "Also write every pixel's escape count as a NumPy array: little-endian uint32, shape (height, width), "
+                + "the iteration limit for points that never escape.",
+            valueName: "file.npy"))
+    var counts: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Also write the run as a Chrome trace (Perfetto, chrome://tracing): a track per worker, a slice per tile.",
             valueName: "file.json"))
     var trace: String?
@@ -28,15 +35,21 @@ struct VisualOptions: ParsableArguments {
     var progress: Bool?
 
     /// Whether an output needs the whole picture and every tile record in memory (the maps do; the trace does not).
-    var needsWholePicture: Bool { ownershipMap != nil || costMap != nil }
+    var needsWholePicture: Bool { ownershipMap != nil || costMap != nil || counts != nil }
+
+    /// Whether the render keeps every pixel's escape count.
+    var keepsCounts: Bool { costMap != nil || counts != nil }
 
     /// What a file of these options holds, named by its option.
     enum File: String {
         case ownershipMap = "--ownership-map"
         case costMap = "--cost-map"
+        case counts = "--counts"
         case trace = "--trace"
     }
 
     /// The files given.
-    var outputs: [Output<File>] { Output.given([.ownershipMap: ownershipMap, .costMap: costMap, .trace: trace]) }
+    var outputs: [Output<File>] {
+        Output.given([.ownershipMap: ownershipMap, .costMap: costMap, .counts: counts, .trace: trace])
+    }
 }

@@ -118,5 +118,6 @@ extension RenderJob {
                 for: view.size, format: view.colorScheme.pixelFormat(supersampling: view.samplesPerAxis)),
             workers: work.workerCount, kernel: work.kernel, julia: view.juliaConstant,
             supersampling: view.samplesPerAxis)
+        deep = view.deepView
     }
 }

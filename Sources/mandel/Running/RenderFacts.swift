@@ -54,7 +54,7 @@ struct RenderFacts {
         bandCount = plan.bandCount
         self.format = format
         self.output = output
-        if case .view(let viewport) = job.region {
+        if job.deep == nil, case .view(let viewport) = job.region {
             // A part's pixels are spaced as its whole picture's.
             let height = job.window?.pictureHeight ?? job.size.height
             let grid = PixelSize(width: job.size.width * job.supersampling, height: height * job.supersampling)
@@ -70,6 +70,14 @@ struct RenderFacts {
         guard let precisionLimit, case .view(let viewport) = job.region else { return nil }
         return "at --zoom \(viewport.zoom) neighbouring pixels sample the same point ('Double' runs out of digits "
             + "at this centre from about zoom \(String(format: "%.3g", precisionLimit))); the picture will show blocks, not detail"
+    }
+
+    /// The note for a view rendered by perturbation.
+    var deepNote: String? {
+        guard let deep = job.deep else { return nil }
+        return "--zoom \(deep.zoom) is past what Double resolves (about 1e13 at most centres): rendering by "
+            + "perturbation of one reference orbit computed in GNU MPFR (\(deep.precisionBits(for: job.size)) bits)"
+            + (deep.usesTable ? " with BLA" : ", every step")
     }
 
     /// The output's name as messages show it.
@@ -165,6 +173,7 @@ struct RenderSummary {
         }
         if let samples = behaviour.samples { text += " | peak \(samples.peakThreads) threads" }
         if let merge = report.merge { text += " | " + WorkloadText.describe(merge) }
+        if let phases = report.deepPhases { text += " | " + DeepText.describe(phases, wallSeconds: report.wallSeconds) }
         if let first = report.firstPictureSeconds {
             text += " | preview on the main queue at \(NumberFormat.seconds(first))"
         }

@@ -72,7 +72,7 @@ struct RenderSession {
                     + "and its file system has \(ByteCount(free)) free")
         }
         let render = try PictureRender(
-            job: job, bandHeight: bandRows, keepsCounts: visuals.costMap != nil,
+            job: job, bandHeight: bandRows, keepsCounts: visuals.keepsCounts,
             extraBytes: Self.saturatingSum(mapBytes, encoderBytes), histogramMerges: [sharing.merge],
             previewEvery: preview,
             cancellation: watch.cancellation)
@@ -82,6 +82,7 @@ struct RenderSession {
         facts.previewOutput = previewOutput
         facts.part = part
         if let warning = facts.precisionWarning { printError("warning: " + warning) }
+        if let note = facts.deepNote { printError("note: " + note) }
         let writer = BandWriter(
             stream: try ImageStream(
                 output: image, format: format, compression: compression, size: part?.pictureSize ?? job.size,
@@ -168,6 +169,8 @@ struct RenderSession {
             case .ownershipMap:
                 try PictureWriter.writePNG(
                     OwnershipMap.draw(canvas: render.canvas!, report: report, title: title), to: file)
+            case .counts:
+                try NumPyFile.write(render.counts!, to: file)
             case .costMap:
                 let picture = CostMap.draw(
                     counts: render.counts!, grid: SampleGrid.of(job), kernel: job.kernel, julia: job.julia)

@@ -1,0 +1,86 @@
+#ifndef DEEP_SHIM_H
+#define DEEP_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/// A complex number with one binary exponent for both parts: (re + i·im)·2^e, with
+/// max(|re|, |im|) in [0.5, 1), or re = im = 0 and e = DEEP_ZERO_EXPONENT.
+typedef struct {
+    double re, im;
+    int64_t e;
+} deep_complex;
+
+/// A non-negative real m·2^e, m in [0.5, 1), or m = 0.
+typedef struct {
+    double m;
+    int64_t e;
+} deep_real;
+
+/// One entry of a bilinear approximation: z after `length` steps is A·z + B·dc while |z| < R.
+typedef struct {
+    deep_complex a, b;
+    deep_real r;
+} deep_bla;
+
+/// The same entry in plain doubles (R as a bound on max(|re|, |im|)), for deltas that a Double holds;
+/// r = 0 where A or B does not fit.
+typedef struct {
+    double ar, ai, br, bi, r;
+} deep_bla_double;
+
+/// Everything the pixels of a deep view share, read-only once built.
+typedef struct {
+    /// Z_0 … Z_length of the reference orbit, re and im interleaved.
+    double *orbit;
+    /// The reference's last index: the step it escaped at, or the iteration limit.
+    uint64_t length;
+    /// The reference point as Doubles (for the smooth value's extra steps).
+    double center_re, center_im;
+    /// 1 / zoom: the factor from the zoom-1 pixel offsets of the sample grid to the deltas dc.
+    deep_real inverse_zoom;
+    /// Whether deltas need the extended exponent (the pixel step is below about 1e-290).
+    int extended;
+    /// BLA levels 1 … level_count: level k has level_sizes[k] entries of 2^k steps,
+    /// entry j starting at reference index 1 + j·2^k. Nil when the table is not built.
+    int level_count;
+    uint64_t level_sizes[64];
+    deep_bla *levels[64];
+    deep_bla_double *levels_double[64];
+} deep_context;
+
+/// Computes the reference orbit of c = re + i·im (decimal strings) with `bits` of precision,
+/// up to `limit` steps or escape (|Z|² > 4). `orbit` holds 2·(limit + 1) doubles. Checks
+/// `*cancel` every few thousand steps. Returns the last index, or UINT64_MAX when cancelled.
+uint64_t deep_reference_orbit(
+    const char *re, const char *im, long bits, uint64_t limit, double *orbit, const volatile int *cancel);
+
+/// 1 / zoom of a decimal string, computed with `bits` of precision; zero when the text is not a number.
+deep_real deep_inverse_zoom(const char *zoom, long bits);
+
+/// Whether `text` is a number MPFR reads in full (base 10).
+int deep_is_number(const char *text);
+
+/// Builds the BLA levels of `context` (its orbit set) for deltas up to `max_delta` in modulus,
+/// with tolerance `epsilon`. Levels are built in parallel chunks when `threads` > 1.
+/// Returns 0, or -1 when memory runs out.
+int deep_build_table(deep_context *context, deep_real max_delta, double epsilon, int threads);
+
+/// Frees the table of `context`.
+void deep_free_table(deep_context *context);
+
+/// Counts `count` samples of one row: sample i is at dc = (offsets_re[i] + i·offset_im) / zoom.
+/// Writes counts (the limit for points that do not escape) and, when `smooth` is not NULL,
+/// smooth values. Returns the useful iterations.
+uint64_t deep_count_row(
+    const deep_context *context, const double *offsets_re, double offset_im, int count, uint64_t limit,
+    int use_table, uint32_t *counts, float *smooth);
+
+/// The escape count of one pixel of the view, every step in MPFR with `bits` of precision:
+/// pixel (x, y) of a width × height picture samples re = cx + (x + 0.5 − W/2)·s,
+/// im = cy − (y + 0.5 − H/2)·s, s = 3 / (zoom · min(W, H)). The reference oracle of the tests.
+uint64_t deep_oracle_pixel(
+    const char *re, const char *im, const char *zoom, long width, long height, long x, long y, long bits,
+    uint64_t limit);
+
+#endif

@@ -1,0 +1,77 @@
+import DeepShim
+import Platform
+
+/// A view deeper than `Double` can resolve: the centre and zoom as the decimal text the user
+/// gave, never rounded through `Double`, and how its pixels are computed.
+///
+/// The pixel convention is ``Viewport``'s at any depth: pixel (x, y) samples
+/// `re = cx + (x + 0.5 − W/2)·s`, `im = cy − (y + 0.5 − H/2)·s`, `s = 3 / (zoom · min(W, H))`.
+/// The centre is read by GNU MPFR with enough bits to place every pixel (see ``precisionBits(for:)``),
+/// the pixels are perturbations of one reference orbit at the centre.
+public struct DeepView: Sendable, Hashable {
+    /// The real part of the centre, as decimal text.
+    public let centerReal: String
+    /// The imaginary part of the centre, as decimal text.
+    public let centerImaginary: String
+    /// The zoom, as decimal text.
+    public let zoom: String
+    /// Whether pixels skip iterations through the table of bilinear approximations (BLA);
+    /// plain perturbation, every step one by one, otherwise.
+    public var usesTable: Bool
+
+    /// A deep view; nil unless all three texts are decimal numbers and the zoom is positive.
+    public init?(centerReal: String, centerImaginary: String, zoom: String, usesTable: Bool = true) {
+        guard [centerReal, centerImaginary, zoom].allSatisfy(Self.isNumber),
+            deep_inverse_zoom(zoom, 64).m > 0
+        else { return nil }
+        self.centerReal = centerReal
+        self.centerImaginary = centerImaginary
+        self.zoom = zoom
+        self.usesTable = usesTable
+    }
+
+    /// Whether `text` is a finite decimal number, read in full.
+    public static func isNumber(_ text: String) -> Bool { deep_is_number(text) != 0 }
+
+    /// The decimal exponent of the zoom: about log₁₀(zoom).
+    public var zoomExponent: Double {
+        let inverse = deep_inverse_zoom(zoom, 64)
+        return -(log2(inverse.m) + Double(inverse.e)) * 0.301_029_995_663_981_2
+    }
+
+    /// The bits of precision the reference orbit needs for a grid of `size` samples: enough
+    /// for the pixel step relative to the centre, plus 64 bits of margin.
+    public func precisionBits(for size: ImageSize) -> Int {
+        let pixelBits = zoomExponent / 0.301_029_995_663_981_2 + log2(Double(max(1, min(size.width, size.height))))
+        return max(64, Int(pixelBits.rounded(.up)) + 64)
+    }
+
+    /// The view in `Double`s, for the report: the zoom clamped to the largest finite `Double`.
+    public var approximateViewport: Viewport {
+        Viewport(
+            centerReal: Double(centerReal) ?? 0, centerImaginary: Double(centerImaginary) ?? 0,
+            zoom: Swift.min(Double(zoom) ?? .greatestFiniteMagnitude, .greatestFiniteMagnitude))
+    }
+}
+
+/// How a render computes its pixels.
+public enum PrecisionMode: String, CaseIterable, Sendable {
+    /// `Double` coordinates and the vector kernel.
+    case double
+    /// Perturbation of one reference orbit computed in MPFR (see ``DeepView``).
+    case perturbation
+}
+
+/// How long the serial parts of a deep render took, and what they made.
+public struct DeepPhases: Sendable, Hashable {
+    /// Seconds to compute the reference orbit in MPFR.
+    public let orbitSeconds: Double
+    /// Seconds to build the BLA table (zero without one).
+    public let tableSeconds: Double
+    /// The reference orbit's steps (to its escape or the iteration limit).
+    public let orbitLength: Int
+    /// The MPFR precision of the orbit, in bits.
+    public let precisionBits: Int
+    /// Whether the deltas needed the extended exponent.
+    public let extendedExponent: Bool
+}

@@ -1,0 +1,91 @@
+import DeepShim
+import Platform
+
+/// The serial part of a deep render, shared read-only by every worker: the reference orbit at
+/// the view's centre (computed in MPFR, kept as `Double`s) and the BLA table built over it.
+final class DeepReference: @unchecked Sendable {
+    // Written only by `init`; read by any number of workers afterwards.
+    private var context = deep_context()
+    private let orbit: UnsafeMutablePointer<Double>
+    let phases: DeepPhases
+    let usesTable: Bool
+
+    /// The tolerance of the table's linear steps: the neglected z² at most 2⁻⁵³ of the kept term.
+    static let tableTolerance = 0x1p-53
+
+    /// Computes the orbit to `limit` steps (or its escape) for a grid of `size` samples, and the
+    /// table unless the view says not to; nil if `cancellation` was set meanwhile.
+    init?(view: DeepView, grid: SampleGrid, limit: Int, workers: Int, cancellation: CancellationFlag) {
+        let size = grid.size
+        let bits = view.precisionBits(for: size)
+        let orbitStart = MonotonicClock.nanoseconds()
+        orbit = .allocate(capacity: 2 * (limit + 1))
+        // The orbit's loop reads a plain int that a cancel sets; the handler keeps it alive.
+        let stop = StopWord(cancellation.isCancelled)
+        let registration = cancellation.onCancel { stop.set() }
+        let length = deep_reference_orbit(
+            view.centerReal, view.centerImaginary, bits, UInt64(limit), orbit, stop.word)
+        if let registration { cancellation.removeHandler(registration) }
+        guard length != .max else {
+            orbit.deallocate()
+            return nil
+        }
+        let orbitSeconds = MonotonicClock.seconds(since: orbitStart)
+        context.orbit = orbit
+        context.length = length
+        context.center_re = orbit[2]
+        context.center_im = orbit[3]
+        context.inverse_zoom = deep_inverse_zoom(view.zoom, bits)
+        // The largest delta: the grid's farthest corner from the centre, in zoom-1 units (the grid's own numbers).
+        let farthestReal = max(abs(grid.realParts.first ?? 0), abs(grid.realParts.last ?? 0))
+        let farthestImaginary = max(abs(grid.imaginaryParts.first ?? 0), abs(grid.imaginaryParts.last ?? 0))
+        let largest = Self.scaled(hypot(farthestReal, farthestImaginary), by: context.inverse_zoom)
+        // Deltas a Double holds with full precision (above 2^-1000 with room for the pixel offsets) stay Doubles.
+        context.extended = context.inverse_zoom.e < -960 ? 1 : 0
+        usesTable = view.usesTable
+        let tableStart = MonotonicClock.nanoseconds()
+        if view.usesTable {
+            _ = deep_build_table(&context, largest, Self.tableTolerance, Int32(workers))
+        }
+        phases = DeepPhases(
+            orbitSeconds: orbitSeconds, tableSeconds: view.usesTable ? MonotonicClock.seconds(since: tableStart) : 0,
+            orbitLength: Int(length), precisionBits: bits, extendedExponent: context.extended != 0)
+    }
+
+    deinit {
+        deep_free_table(&context)
+        orbit.deallocate()
+    }
+
+    private static func scaled(_ value: Double, by factor: deep_real) -> deep_real {
+        var exponent: Int32 = 0
+        let mantissa = frexp(value * factor.m, &exponent)
+        return deep_real(m: mantissa, e: factor.e + Int64(exponent))
+    }
+
+    /// Counts `count` samples at zoom-1 offsets `offsets` (real parts) and `offsetImaginary`
+    /// from the centre; returns their iterations.
+    func count(
+        offsets: UnsafePointer<Double>, offsetImaginary: Double, count: Int, limit: Int,
+        into counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?
+    ) -> UInt64 {
+        withUnsafePointer(to: context) { context in
+            deep_count_row(
+                context, offsets, offsetImaginary, Int32(count), UInt64(limit), usesTable ? 1 : 0, counts, smooth)
+        }
+    }
+}
+
+/// An int that C code polls and a cancel handler sets, freed with the last reference to it.
+private final class StopWord: @unchecked Sendable {
+    let word: UnsafeMutablePointer<Int32>
+
+    init(_ set: Bool) {
+        word = .allocate(capacity: 1)
+        word.initialize(to: set ? 1 : 0)
+    }
+
+    func set() { word.pointee = 1 }
+
+    deinit { word.deallocate() }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import MandelbrotCore
+import Testing
+
+/// A NumPy file as `--counts` writes it: its header's text and its counts.
+struct NumPyCounts {
+    let header: String
+    let counts: [UInt32]
+
+    init(path: String) throws {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(data.prefix(8) == Data([0x93] + Array("NUMPY".utf8) + [1, 0]))
+        let headerLength = Int(data[8]) | Int(data[9]) << 8
+        #expect((10 + headerLength) % 64 == 0, "the data starts at a multiple of 64")
+        header = String(decoding: data[10..<(10 + headerLength)], as: UTF8.self)
+        let body = data.dropFirst(10 + headerLength)
+        #expect(body.count % 4 == 0)
+        counts = stride(from: body.startIndex, to: body.endIndex, by: 4).map { index in
+            (0..<4).reduce(UInt32(0)) { $0 | UInt32(body[index + $1]) << (8 * $1) }
+        }
+    }
+}
+
+@Suite("mandel render: deep zoom and --counts")
+struct DeepZoomCommandTests {
+    @Test("--counts writes little-endian uint32 of shape (height, width): the Double kernel's counts, the limit inside")
+    func countsFile() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--size", "40x30", "--iterations", "100", "--counts", "c.npy", "-o", "p.png"], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let file = try NumPyCounts(path: folder + "/c.npy")
+        #expect(file.header.hasPrefix("{'descr': '<u4', 'fortran_order': False, 'shape': (30, 40), }"))
+        #expect(file.header.hasSuffix("\n"))
+        let grid = SampleGrid(size: ImageSize(width: 40, height: 30), viewport: .whole)
+        var expected: [UInt32] = []
+        for y in 0..<30 {
+            for x in 0..<40 {
+                expected.append(
+                    UInt32(EscapeTime.count(real: grid.realParts[x], imaginary: grid.imaginaryParts[y], limit: 100)))
+            }
+        }
+        #expect(file.counts == expected)
+        #expect(file.counts.contains(100) && file.counts.contains(0) == false && file.counts.contains(1))
+    }
+
+    @Test("--counts needs the whole picture and one sample per pixel")
+    func countsRefusals() throws {
+        let banded = try MandelProcess.run(
+            ["render", "--size", "40x30", "--band-height", "8", "--counts", "/dev/null", "-o", "/dev/null"])
+        #expect(banded.status == 64 && banded.firstErrorLine.contains("--counts need the whole picture"))
+        let supersampled = try MandelProcess.run(
+            ["render", "--size", "40x30", "--supersample", "2", "--counts", "/dev/null", "-o", "/dev/null"])
+        #expect(supersampled.status == 64 && supersampled.firstErrorLine.contains("--supersample takes several"))
+    }
+
+    @Test("a zoom past Double switches to perturbation with a note, and the report times the serial parts")
+    func automaticSwitch() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            [
+                "render", "--size", "48x32", "--center", "-1.7685,0.0035", "--zoom", "1e20", "--iterations", "2000",
+                "-o", "p.png",
+            ], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.firstErrorLine.contains("note: ") && result.firstErrorLine.contains("perturbation"))
+        #expect(result.standardOutput.contains("| perturbation: orbit "))
+        #expect(result.standardOutput.contains(", table ") && result.standardOutput.contains(", pixels "))
+        #expect(result.standardOutput.contains("so 2 workers are at most"))
+    }
+
+    @Test("zooms and centres of any length are read exactly: 1.333e1086 and 1,100 digits")
+    func anyLength() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let digits = String(repeating: "7", count: 1100)
+        let result = try MandelProcess.run(
+            [
+                "render", "--size", "8x8", "--center", "-1.76\(digits),0.0\(digits)", "--zoom", "1.333e1086",
+                "--iterations", "500", "--counts", "c.npy", "-o", "p.png",
+            ], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("extended exponent"))
+        #expect(try NumPyCounts(path: folder + "/c.npy").counts.count == 64)
+    }
+
+    @Test("--precision double keeps Double with its warning; --julia and --bla are refused where they cannot apply")
+    func forcedAndRefused() throws {
+        let forced = try MandelProcess.run(
+            [
+                "render", "--size", "40x30", "--center", "-0.7436,0.1318", "--zoom", "1e15", "--precision", "double",
+                "-o", "/dev/null",
+            ])
+        #expect(forced.status == 0 && forced.firstErrorLine.contains("neighbouring pixels sample the same point"))
+        let julia = try MandelProcess.run(
+            [
+                "render", "--size", "20", "--zoom", "1e20", "--julia", "-0.8,0.156", "--precision", "perturbation",
+                "-o", "/dev/null",
+            ])
+        #expect(julia.status == 64 && julia.firstErrorLine.contains("--julia renders with Double only"))
+        let bla = try MandelProcess.run(["render", "--size", "20", "--bla", "off", "-o", "/dev/null"])
+        #expect(bla.status == 64 && bla.firstErrorLine.contains("--bla applies to --precision perturbation"))
+    }
+
+    @Test("perturbation at a shallow view agrees with the Double kernel")
+    func shallowPerturbation() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for precision in ["double", "perturbation"] {
+            let result = try MandelProcess.run(
+                [
+                    "render", "--size", "64x48", "--iterations", "300", "--precision", precision, "--counts",
+                    "\(precision).npy", "-o", "\(precision).png",
+                ], in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        let double = try NumPyCounts(path: folder + "/double.npy").counts
+        let perturbation = try NumPyCounts(path: folder + "/perturbation.npy").counts
+        let agreeing = zip(double, perturbation).filter { $0 == $1 }.count
+        #expect(Double(agreeing) / Double(double.count) >= 0.995)
+    }
+}

@@ -1,0 +1,105 @@
+import DeepShim
+import Dispatch
+import Foundation
+import MandelbrotCore
+import Testing
+
+/// The deep-zoom benchmark locations of the Kalles Fraktaler suite (../shared/data/deep-locations.tsv).
+enum DeepLocations {
+    /// "1e14": mandel zoom 4/3 · 10¹⁴, 4,036 iterations.
+    static let location1e14 = (
+        real: "-1.759817130804847813610825010561798238243999999999999999999800",
+        imaginary: "-0.012593310799749865383746631843264858450340000000000000000000",
+        zoom: "1.333333333333333333333333333333333333333e14", iterations: 4036
+    )
+}
+
+/// The oracle: every pixel iterated on its own in MPFR, no perturbation, no approximation.
+enum DeepOracle {
+    /// Every pixel's escape count, row by row, computed on all processors.
+    static func counts(_ view: DeepView, size: ImageSize, limit: Int) -> [UInt32] {
+        let bits = view.precisionBits(for: size) + 64
+        let pixels = size.pixelCount
+        let counts = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: pixels)
+        defer { counts.deallocate() }
+        nonisolated(unsafe) let output = counts
+        DispatchQueue.concurrentPerform(iterations: pixels) { index in
+            output[index] = UInt32(
+                deep_oracle_pixel(
+                    view.centerReal, view.centerImaginary, view.zoom, size.width, size.height, index % size.width,
+                    index / size.width, bits, UInt64(limit)))
+        }
+        return Array(counts)
+    }
+}
+
+@Suite("Deep zoom: perturbation against a per-pixel MPFR oracle")
+struct DeepZoomTests {
+    /// The counts of a render of `view` by the serial strategy.
+    static func render(
+        _ view: DeepView, size: ImageSize, iterations: Int, workers: Int = 2, color: ColorScheme = .smooth
+    ) async throws -> [UInt32] {
+        var job = RenderJob(
+            size: size, region: .view(view.approximateViewport), iterations: iterations, colorScheme: color,
+            workers: workers)
+        job.deep = view
+        let render = try PictureRender(job: job, keepsCounts: true)
+        let report = try await render.run(SerialStrategy())
+        #expect(report.deepPhases != nil)
+        let counts = try #require(render.counts)
+        return counts.withCounts { Array($0) }
+    }
+
+    static func agreement(_ counts: [UInt32], _ oracle: [UInt32]) -> Double {
+        Double(zip(counts, oracle).filter { $0 == $1 }.count) / Double(oracle.count)
+    }
+
+    @Test("\"1e14\" at 64×64: at least 99.9% of the counts equal the oracle's, with and without BLA")
+    func location1e14() async throws {
+        let location = DeepLocations.location1e14
+        let size = ImageSize(width: 64, height: 64)
+        let view = try #require(
+            DeepView(centerReal: location.real, centerImaginary: location.imaginary, zoom: location.zoom))
+        let oracle = DeepOracle.counts(view, size: size, limit: location.iterations)
+        // Not a flat picture: the test would pass for a constant otherwise.
+        #expect(Set(oracle).count > 50)
+        for usesTable in [true, false] {
+            var variant = view
+            variant.usesTable = usesTable
+            let counts = try await Self.render(variant, size: size, iterations: location.iterations)
+            let agreement = Self.agreement(counts, oracle)
+            #expect(agreement >= 0.999, "BLA \(usesTable): \(agreement)")
+        }
+    }
+
+    @Test("past 1e300 (the extended exponent): zoom 1e310 near the Misiurewicz point i, every count the oracle's")
+    func past1e300() async throws {
+        let size = ImageSize(width: 24, height: 20)
+        let view = try #require(DeepView(centerReal: "0.0000000001e-300", centerImaginary: "1", zoom: "1e310"))
+        let oracle = DeepOracle.counts(view, size: size, limit: 2000)
+        #expect(Set(oracle).count > 5)
+        let counts = try await Self.render(view, size: size, iterations: 2000)
+        #expect(Self.agreement(counts, oracle) >= 0.999)
+    }
+
+    @Test("a deep view's text is read exactly: centres 1e-999 apart (both 0 as Doubles) give different pictures")
+    func exactCentre() async throws {
+        let size = ImageSize(width: 16, height: 16)
+        let zoom = "1" + String(repeating: "0", count: 1000)
+        let first = try #require(DeepView(centerReal: "1e-999", centerImaginary: "1", zoom: zoom))
+        let second = try #require(DeepView(centerReal: "0.000000002e-990", centerImaginary: "1", zoom: zoom))
+        let a = try await Self.render(first, size: size, iterations: 3000)
+        let b = try await Self.render(second, size: size, iterations: 3000)
+        #expect(Set(a).count > 1)
+        #expect(a != b)
+    }
+
+    @Test("texts that are not decimal numbers, and zooms that are not positive, make no deep view")
+    func refusals() {
+        #expect(DeepView(centerReal: "1,5", centerImaginary: "0", zoom: "1e20") == nil)
+        #expect(DeepView(centerReal: "nan", centerImaginary: "0", zoom: "1e20") == nil)
+        #expect(DeepView(centerReal: "0", centerImaginary: "0", zoom: "0") == nil)
+        #expect(DeepView(centerReal: "0", centerImaginary: "0", zoom: "-1e20") == nil)
+        #expect(DeepView(centerReal: "0", centerImaginary: "0", zoom: "1e20") != nil)
+    }
+}
