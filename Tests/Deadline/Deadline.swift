@@ -7,10 +7,14 @@ public struct DeadlinePassed: Error, CustomStringConvertible {
     public let waitingFor: String
     /// How long it waited, in seconds.
     public let seconds: Double
+    /// When the wait ran out: the test that catches this may resume much later, when a thread
+    /// of the cooperative pool is free (on two processors, tests that block can hold both).
+    public let passedAt: ContinuousClock.Instant
 
     public init(waitingFor: String, seconds: Double) {
         self.waitingFor = waitingFor
         self.seconds = seconds
+        passedAt = .now
     }
 
     public var description: String { "gave up after \(seconds) s waiting for \(waitingFor)" }
@@ -30,10 +34,17 @@ public func withDeadline<Value: Sendable>(
     seconds: Double = renderDeadlineSeconds, waitingFor what: String,
     _ body: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
+    // ThreadSanitizer sees no order between a continuation's resume and the code after its
+    // await, and would report the body's writes (a rendered picture) against the test's reads:
+    // an atomic store before the resume and a load after the await are an order it sees.
+    let handedOver = HandOver()
+    defer { precondition(handedOver.done.load(ordering: .acquiring), "resumed before the hand-over") }
+    return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
         let pending = Mutex<CheckedContinuation<Value, any Error>?>(continuation)
         let finish = { @Sendable (result: Result<Value, any Error>) in
-            pending.withLock { $0.take() }?.resume(with: result)
+            guard let continuation = pending.withLock({ $0.take() }) else { return }
+            handedOver.done.store(true, ordering: .releasing)
+            continuation.resume(with: result)
         }
         // Off the cooperative pool: on two processors it has two threads, which tests that block
         // (waiting for a child process, say) can hold for seconds, and the clock would run meanwhile.
@@ -44,6 +55,11 @@ public func withDeadline<Value: Sendable>(
             finish(.failure(DeadlinePassed(waitingFor: what, seconds: seconds)))
         }
     }
+}
+
+/// The flag that orders a result's hand-over for ThreadSanitizer (see ``withDeadline``).
+private final class HandOver: Sendable {
+    let done = Atomic(false)
 }
 
 /// Runs tasks' jobs on Dispatch's global queue, whose threads are not the cooperative pool's.
