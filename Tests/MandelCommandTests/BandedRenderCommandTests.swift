@@ -118,10 +118,11 @@ struct BoundedMemoryTests {
         let report = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
         let peak = report["peak_resident_bytes"] as! Int
         #expect(report["band_rows"] as? Int == 4096, "a picture this size renders in bands of 8 MiB by default")
-        // The process's own ~25 MiB, three 8 MiB bands in flight and libpng: about 50 MiB alone, far
-        // below the 128 MiB a whole picture needs. Under the whole suite's load it reaches ~69 MiB
-        // (more pool threads, each with its own malloc arena), hence the margin.
-        #expect(peak < 80 << 20, "peak resident \(peak >> 20) MiB for a 128 MiB picture")
+        // The process's own ~25 MiB, three 8 MiB bands in flight and the encoder: about 50 MiB alone.
+        // Under the whole suite's load it has reached 82 MiB in CI (more pool threads, each with a
+        // malloc arena of its own that keeps what it freed), hence the margin; a render that held
+        // the whole picture would need its 128 MiB of pixels and the process's own besides.
+        #expect(peak < 100 << 20, "peak resident \(peak >> 20) MiB for a 128 MiB picture")
         // The PNG really is that tall: its header says so.
         let header = [UInt8](BandedRenderCommandTests.bytes(folder + "/tall.png").prefix(24))
         let height = header[20...23].reduce(0) { $0 << 8 | Int($1) }
