@@ -7,7 +7,9 @@ final class SharedPass: Sendable {
     let work: RenderWork
     let recipe: [UInt8]
     let executable: String
-    private let helpers = Mutex<[Int: Int32]>([:])
+    /// Behind a pthread mutex (`Locked`), not `Mutex`: slots adopt their helpers at the same moment,
+    /// and ThreadSanitizer cannot see `Mutex`'s contended path (it reported this table as a race).
+    private let helpers = Locked<[Int: Int32]>([:])
     private let stopped = Atomic(false)
 
     init(work: RenderWork, recipe: [UInt8], executable: String) {
