@@ -18,7 +18,12 @@ public enum SystemFile {
 
     /// The value after `key:` on the line that starts with it, such as `VmRSS:` in `/proc/self/status`.
     public static func field(_ key: String, in text: String) -> Substring? {
-        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(key + ":") }) else { return nil }
-        return line.dropFirst(key.count + 1).drop { $0.isWhitespace }
+        // /proc/cpuinfo pads its keys with tabs ("model name\t: AMD EPYC"), /proc/self/status does not.
+        let fields = text.split(separator: "\n").lazy.compactMap { line -> Substring? in
+            guard line.hasPrefix(key) else { return nil }
+            let rest = line.dropFirst(key.count).drop { $0 == " " || $0 == "\t" }
+            return rest.first == ":" ? rest.dropFirst().drop { $0.isWhitespace } : nil
+        }
+        return fields.first
     }
 }
