@@ -97,8 +97,12 @@ struct MandelProcess {
         init(_ process: Process, seconds: Double) {
             let fired = self.fired
             let pid = process.processIdentifier
-            item = DispatchWorkItem {
-                guard process.isRunning else { return }
+            // Weak: a cancelled work item stays queued until its deadline, and a strong capture
+            // would keep the process and its two pipes open that long (120 s): a suite of
+            // hundreds of runs then held over a thousand pipes, and corelibs' Process.run, which
+            // lists /proc/self/fd, crashed reading past the end of that listing.
+            item = DispatchWorkItem { [weak process] in
+                guard let process, process.isRunning else { return }
                 fired.value.withLock { $0 = true }
                 kill(pid, SIGKILL)
             }
