@@ -60,3 +60,13 @@ public final class CancellationFlag: Sendable {
         _ = handlers.withLock { $0?.removeValue(forKey: registration) }
     }
 }
+
+/// A cancel planned for a set time after a render starts (`--cancel-after`): the render says
+/// when it started, and when all its work is done, after which the cancel must not come.
+public protocol PlannedStop: AnyObject, Sendable {
+    /// The render started at `nanoseconds` (``MonotonicClock``): the planned time counts from here.
+    func start(atNanoseconds nanoseconds: UInt64)
+    /// The render's work is done: the cancel must not come now. When this returns, a cancel
+    /// already under way has set its flag.
+    func disarm()
+}

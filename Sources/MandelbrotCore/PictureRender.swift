@@ -180,6 +180,9 @@ public final class PictureRender: Sendable {
     ///     done, with the seconds since the start; ``previewCanvas`` then holds it. The full
     ///     picture's tiles may be under way meanwhile.
     ///   - onTileFinished: Called on the worker's thread after each finished tile of every pass; cheap and thread-safe.
+    ///   - plannedStop: A cancel planned for a time after the start (`--cancel-after`): told the
+    ///     start, and disarmed once the last pass's work is done, so a render that finished
+    ///     before its cancel came is a finished render.
     /// - Returns: The report. `wallSeconds` runs from the first pass's start to the last pass's
     ///   completion; the sink's writing of the last bands comes after it.
     /// - Throws: ``RenderCancelled`` if the cancel flag was set; a ``RenderFailure`` the strategy
@@ -187,7 +190,7 @@ public final class PictureRender: Sendable {
     public func run(
         _ strategy: any RenderStrategy, sink: (any BandSink)? = nil, settings: RunSettings = RunSettings(),
         cancellation runCancellation: CancellationFlag? = nil, onTileFinished: (@Sendable () -> Void)? = nil,
-        onPreview: (@MainActor @Sendable (Double) -> Void)? = nil
+        onPreview: (@MainActor @Sendable (Double) -> Void)? = nil, plannedStop: (any PlannedStop)? = nil
     ) async throws -> RenderReport {
         // A run may have a flag of its own (a planned cancel of one run among many); ``cancellation`` otherwise.
         let cancellation = runCancellation ?? self.cancellation
@@ -205,6 +208,7 @@ public final class PictureRender: Sendable {
         }
         let start = MonotonicClock.nanoseconds()
         let startCPU = CPUTime.now()
+        plannedStop?.start(atNanoseconds: start)
         let histogram =
             job.colorScheme == .histogram ? EscapeHistogram(limit: job.kernelLimit, sharing: settings.sharing) : nil
         var deepReference: DeepReference?
@@ -238,6 +242,7 @@ public final class PictureRender: Sendable {
                 view: deep, grid: grid, limit: job.kernelLimit, workers: job.workers, cancellation: cancellation)
             if deepReference == nil {
                 end = MonotonicClock.nanoseconds()
+                endProcessorTime = ProcessorClock.nanoseconds()
                 throw RenderCancelled(report: report())
             }
         }
@@ -295,6 +300,8 @@ public final class PictureRender: Sendable {
                     failure = bandWork.failure
                 }
             }
+            // Every tile is done: a planned cancel that has not come by now does not come.
+            if pass == job.passes.last { plannedStop?.disarm() }
             end = MonotonicClock.nanoseconds()
             endProcessorTime = ProcessorClock.nanoseconds()
             let outcome = await pipeline.drain()
@@ -302,7 +309,14 @@ public final class PictureRender: Sendable {
             sinkCPU = sinkCPU.adding(outcome.sinkCPU)
             if let failure { throw failure }
             if let error = outcome.deliveryError { throw error }
-            if cancellation.isCancelled { throw RenderCancelled(report: report()) }
+            if let cancelledAt = cancellation.cancelledAt {
+                // A cancel after this pass's end (an earlier pass's): the completion is when it was seen.
+                if cancelledAt > end {
+                    end = MonotonicClock.nanoseconds()
+                    endProcessorTime = ProcessorClock.nanoseconds()
+                }
+                throw RenderCancelled(report: report())
+            }
             if pass == .counting, let histogram {
                 // The seal queues behind every tile's batch; the colouring pass starts after it.
                 await awaitHandoff { sealed in histogram.seal(then: sealed) }

@@ -158,10 +158,10 @@ struct MeasurementSession {
                 let meter = entry.reportsProgress ? ProgressMeter(totalTiles: render.tilesPerRun, display: .none) : nil
                 var onTileFinished: (@Sendable () -> Void)?
                 if let meter { onTileFinished = { meter.tileFinished() } }
-                let outcome = try await observer.run(heartbeat: entry.heartbeat) { flag in
+                let outcome = try await observer.run(heartbeat: entry.heartbeat) { flag, plannedStop in
                     try await render.run(
                         entry.strategy, settings: behaviour.settings(sharing: entry.sharing, order: entry.order),
-                        cancellation: flag, onTileFinished: onTileFinished)
+                        cancellation: flag, onTileFinished: onTileFinished, plannedStop: plannedStop)
                 }
                 let report = outcome.report
                 dispatchPrecondition(condition: .onQueue(.main))

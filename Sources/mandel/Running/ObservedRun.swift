@@ -40,14 +40,17 @@ struct ObservedRun {
         var wasCancelled: Bool { behaviour.cancel != nil }
     }
 
-    /// Runs `body` with a cancel flag of the run's own.
+    /// Runs `body` with a cancel flag of the run's own, and the planned cancel (if any) that
+    /// `body` hands to the render, which starts its clock and disarms it.
+    ///
+    /// The run counts as cancelled only when the render stopped for the planned cancel: one
+    /// that finished before the cancel came is a finished run, with its picture.
     ///
     /// - Throws: What `body` throws, except the ``RenderCancelled`` of the planned cancel.
     func run(
-        heartbeat beats: Bool = true, _ body: (CancellationFlag) async throws -> RenderReport
-    ) async throws
-        -> Outcome
-    {
+        heartbeat beats: Bool = true,
+        _ body: (CancellationFlag, (any PlannedStop)?) async throws -> RenderReport
+    ) async throws -> Outcome {
         let flag = CancellationFlag()
         let link = signals.onCancel { flag.cancel() }
         defer { link.map(signals.removeHandler) }
@@ -59,32 +62,37 @@ struct ObservedRun {
             }
             canceller = armed
         }
+        defer { canceller?.disarm() }
         let sampler = ProcessSampler(otherInstruments: canceller == nil ? 0 : 1)
         let heartbeat = beats ? behaviour.heartbeatNanoseconds.map { MainQueueHeartbeat(intervalNanoseconds: $0) } : nil
         heartbeat?.start()
         var report: RenderReport
+        var stoppedByPlan = false
         do {
-            report = try await body(flag)
+            report = try await body(flag, canceller)
         } catch let cancelled as RenderCancelled
             where canceller?.processorNanosecondsAtCancel != nil && !signals.isCancelled
         {
             report = cancelled.report
+            stoppedByPlan = true
         } catch {
             _ = heartbeat?.stop()
             _ = sampler?.stop()
-            canceller?.disarm()
             throw error
         }
-        let completionCPU = report.processorNanosecondsAtCompletion ?? ProcessorClock.nanoseconds()
         canceller?.disarm()
-        let runningAfter = canceller?.processorNanosecondsAtCancel == nil ? 0 : Self.threadsStillRunning()
+        let runningAfter = stoppedByPlan ? Self.threadsStillRunning() : 0
         var observed = RunBehaviour(mainQueue: heartbeat?.stop(), samples: sampler?.stop())
-        if let cpuAtCancel = canceller?.processorNanosecondsAtCancel, let requested = report.cancelRequestedSeconds {
+        // The render takes its completion's time after the disarm, which waits for a cancel under way:
+        // both differences below are of ordered readings.
+        if stoppedByPlan, let cpuAtCancel = canceller?.processorNanosecondsAtCancel,
+            let requested = report.cancelRequestedSeconds, let completionCPU = report.processorNanosecondsAtCompletion
+        {
             observed.cancel = CancelOutcome(
-                latencySeconds: max(report.wallSeconds - requested, 0),
+                latencySeconds: report.wallSeconds - requested,
                 tilesStartedAfter: report.tilesStartedAfterCancel,
-                cpuAfterSeconds: Double(completionCPU &- cpuAtCancel) / 1e9,
-                threadsRunningAfter: max(runningAfter, 0))
+                cpuAfterSeconds: Double(Int64(bitPattern: completionCPU &- cpuAtCancel)) / 1e9,
+                threadsRunningAfter: runningAfter)
         }
         return Outcome(report: report, behaviour: observed)
     }

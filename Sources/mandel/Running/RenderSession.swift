@@ -109,10 +109,11 @@ struct RenderSession {
         }
         let outcome: ObservedRun.Outcome
         do {
-            outcome = try await ObservedRun(behaviour: behaviour, signals: watch.cancellation).run { flag in
+            outcome = try await ObservedRun(behaviour: behaviour, signals: watch.cancellation).run {
+                flag, plannedStop in
                 try await render.run(
                     strategy, sink: writer, settings: behaviour.settings(sharing: sharing, order: order),
-                    cancellation: flag, onTileFinished: onTileFinished, onPreview: onPreview)
+                    cancellation: flag, onTileFinished: onTileFinished, onPreview: onPreview, plannedStop: plannedStop)
             }
             meter.finish()
         } catch {

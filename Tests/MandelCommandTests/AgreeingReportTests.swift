@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+/// Issue 33's reports that contradicted themselves: a cancel that came after the render
+/// finished, negative durations, figures with nothing measured, rates over a partial time.
+@Suite("Reliability, round three: reports that agree with themselves")
+struct AgreeingReportTests {
+    /// Runs `mandel` with `arguments` and `--json` in `folder` and returns its report.
+    static func report(_ arguments: [String], in folder: String) throws -> [String: Any] {
+        let result = try MandelProcess.run(arguments + ["--json"], in: folder)
+        #expect(result.status == 0, "\(arguments): \(result.standardError)")
+        let data = Data(result.standardOutput.utf8)
+        return try #require(JSONSerialization.jsonObject(with: data) as? [String: Any], "\(result.standardOutput)")
+    }
+
+    /// A render's report is either finished, with its picture, or cancelled no earlier than
+    /// asked and before its completion, with durations that are never negative and no picture.
+    static func expectConsistentCancel(
+        _ report: [String: Any], askedMilliseconds: Double, picture: String, in folder: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let written = FileManager.default.fileExists(atPath: folder + "/" + picture)
+        let wall = report["wall_seconds"] as? Double ?? -1
+        guard report["cancelled"] as? Bool == true else {
+            #expect(report["cancelled"] as? Bool == false, sourceLocation: sourceLocation)
+            #expect(written, "a finished render wrote no picture", sourceLocation: sourceLocation)
+            // Finished first: the cancel had not come by the completion.
+            #expect(wall * 1000 <= askedMilliseconds + 1000, sourceLocation: sourceLocation)
+            return
+        }
+        #expect(!written, "a cancelled render left its picture", sourceLocation: sourceLocation)
+        let requested = report["cancel_requested_seconds"] as? Double ?? -1
+        let latency = report["cancel_latency"] as? Double ?? -1
+        let cpuAfter = report["cpu_after_cancel"] as? Double ?? -1
+        #expect(
+            requested * 1000 >= askedMilliseconds && requested <= wall,
+            "cancel requested at \(requested) s of \(wall) s, asked for \(askedMilliseconds) ms",
+            sourceLocation: sourceLocation)
+        #expect((0...30).contains(latency), "latency \(latency) s", sourceLocation: sourceLocation)
+        // Two processors at most are busy after the request, for at most the latency (and a tick).
+        #expect(
+            cpuAfter >= 0 && cpuAfter <= 2 * latency + 0.05, "cpu after the cancel \(cpuAfter) s in \(latency) s",
+            sourceLocation: sourceLocation)
+    }
+
+    @Test("--cancel-after counts from the render's start: never a negative time, never earlier than asked")
+    func cancelNoEarlierThanAsked() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Long enough (a second or more) that the cancel comes first on any machine.
+        let long = [
+            "render", "--size", "400x300", "--iterations", "200000", "--center", "-0.1225,0.7449", "-o", "l.png",
+        ]
+        for asked in [0.0, 2, 5] {
+            let report = try Self.report(long + ["--cancel-after", "\(asked)"], in: folder)
+            #expect(report["cancelled"] as? Bool == true, "\(asked) ms: the render finished first")
+            Self.expectConsistentCancel(report, askedMilliseconds: asked, picture: "l.png", in: folder)
+        }
+    }
+
+    @Test("a cancel planned for while the last band is written comes too late: the render finished, with its picture")
+    func cancelAfterTheLastTile() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Few iterations, slow compression: the last band's writing lasts longer than its rendering.
+        let render = [
+            "render", "--size", "1600x1600", "--iterations", "1", "--color", "gray", "--compression", "small", "-o",
+            "w.png",
+        ]
+        let plain = try Self.report(render, in: folder)
+        let wall = try #require(plain["wall_seconds"] as? Double)
+        let write = try #require(plain["write_seconds"] as? Double)
+        try FileManager.default.removeItem(atPath: folder + "/w.png")
+        // The cancel is due halfway through the writing: after the last tile, before the completion.
+        for attempt in 0..<3 {
+            let asked = ((wall + write * Double(attempt + 1) / 4) * 1000).rounded()
+            let report = try Self.report(render + ["--cancel-after", "\(asked)"], in: folder)
+            Self.expectConsistentCancel(report, askedMilliseconds: asked, picture: "w.png", in: folder)
+            try? FileManager.default.removeItem(atPath: folder + "/w.png")
+        }
+    }
+
+    @Test("a render that finishes long before its cancel is finished, and does not wait for the cancel's time")
+    func cancelNeverComes() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let started = Date()
+        let report = try Self.report(["render", "--size", "16", "-o", "s.png", "--cancel-after", "20000"], in: folder)
+        #expect(Date().timeIntervalSince(started) < 15, "the process waited for the cancel's time")
+        Self.expectConsistentCancel(report, askedMilliseconds: 20000, picture: "s.png", in: folder)
+        #expect(report["cancelled"] as? Bool == false)
+    }
+}
