@@ -113,7 +113,7 @@ package enum ComparisonTable {
             var row = [
                 "  " + result.strategy, behaviour.peakThreads.map(String.init) ?? "n/a",
                 behaviour.peakResidentBytes.map { String($0 >> 20) } ?? "n/a",
-                behaviour.mainQueue.map { String($0.missedFrames) } ?? "n/a",
+                behaviour.mainQueue?.missedFrames.map { String($0) } ?? "n/a",
             ]
             if cancels {
                 if let cancel = behaviour.cancel {

@@ -2,24 +2,50 @@
 /// lateness, the process's threads and memory, and how it stopped when cancelled.
 package struct StrategyBehaviour: Sendable {
     /// How late the main queue's heartbeat ran, over every counted run.
+    ///
+    /// The figures are nil (null in JSON) when no tick was due while the runs ran (runs
+    /// shorter than the heartbeat's interval): nothing was measured, which is not zero lateness.
     package struct MainQueue: Sendable, Encodable, Equatable {
         /// Median lateness, in seconds.
-        package let p50: Double
+        package let p50: Double?
         /// 99th percentile, in seconds.
-        package let p99: Double
+        package let p99: Double?
         /// The largest lateness, in seconds.
-        package let max: Double
-        /// 60 Hz frames in which the main queue ran no tick.
-        package let missedFrames: Int
+        package let max: Double?
+        /// Whole 60 Hz frames spent waiting for a tick that was due.
+        package let missedFrames: Int?
         /// Ticks that ran.
         package let ticks: Int
 
+        /// Figures measured over `ticks` ticks.
         package init(p50: Double, p99: Double, max: Double, missedFrames: Int, ticks: Int) {
             self.p50 = p50
             self.p99 = p99
             self.max = max
             self.missedFrames = missedFrames
             self.ticks = ticks
+        }
+
+        /// Nothing measured: no tick was due while the runs ran.
+        package static let noTicks = MainQueue(unmeasured: ())
+
+        private init(unmeasured: Void) {
+            (p50, p99, max, missedFrames, ticks) = (nil, nil, nil, nil, 0)
+        }
+
+        /// Whether any tick was due: the figures exist.
+        package var isMeasured: Bool { max != nil }
+
+        private enum CodingKeys: String, CodingKey { case p50, p99, max, missedFrames, ticks }
+
+        /// Every key, with null for a figure that was not measured.
+        package func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(p50, forKey: .p50)
+            try container.encode(p99, forKey: .p99)
+            try container.encode(max, forKey: .max)
+            try container.encode(missedFrames, forKey: .missedFrames)
+            try container.encode(ticks, forKey: .ticks)
         }
     }
 

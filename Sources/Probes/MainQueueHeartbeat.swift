@@ -20,7 +20,6 @@ public final class MainQueueHeartbeat {
     private var nextDue: UInt64 = 0
     private var histogram = MainQueueLateness.emptyHistogram()
     private var ticks = 0
-    private var lastFrameWithTick = -1
     private var missedFrames = 0
     private var frameMaxima: [UInt32] = []
 
@@ -51,7 +50,6 @@ public final class MainQueueHeartbeat {
         record(lateness: lateness)
         ticks += 1
         let frame = countMissedFrames(before: now)
-        lastFrameWithTick = frame
         // The most lateness seen in each frame: a series for the trace, bounded by the frame rate.
         let latenessMicroseconds = UInt32(clamping: lateness / 1000)
         if frameMaxima.count <= frame {
@@ -68,11 +66,16 @@ public final class MainQueueHeartbeat {
             Swift.min(nanoseconds / 1000, MainQueueLateness.highestMicroseconds), expectedInterval: interval / 1000)
     }
 
-    /// Counts the whole frames since the last tick in which no tick ran, up to the frame `now`
-    /// falls in, and returns that frame.
+    /// Counts the whole frames spent waiting for the tick due at `nextDue`, which ran (or the
+    /// heartbeat stopped) at `now`, and returns the frame `now` falls in. A frame with no tick
+    /// in it is missed only if a tick was due before it began: with an interval longer than a
+    /// frame, most frames have none due.
     private func countMissedFrames(before now: UInt64) -> Int {
         let frame = Int((now - startTime) / Self.frameNanoseconds)
-        if frame > lastFrameWithTick + 1 { missedFrames += frame - lastFrameWithTick - 1 }
+        if now > nextDue {
+            let dueFrame = Int((nextDue - startTime) / Self.frameNanoseconds)
+            if frame > dueFrame + 1 { missedFrames += frame - dueFrame - 1 }
+        }
         return frame
     }
 
@@ -104,7 +107,7 @@ public struct MainQueueLateness: Sendable {
     public private(set) var histogram: Histogram<UInt64>
     /// Ticks that ran.
     public private(set) var ticks: Int
-    /// Whole 60 Hz frames in which no tick ran: frames a user interface could not have drawn.
+    /// Whole 60 Hz frames spent waiting for a tick that was due: frames a user interface could not have drawn.
     public private(set) var missedFrames: Int
     /// When the heartbeat started, in monotonic nanoseconds (of the last run, once merged).
     public let startNanoseconds: UInt64
@@ -115,6 +118,10 @@ public struct MainQueueLateness: Sendable {
     public func seconds(atPercentile percentile: Double) -> Double {
         Double(histogram.valueAtPercentile(percentile)) / 1e6
     }
+
+    /// Whether any tick was due while the heartbeat ran (one that never ran counts, late until
+    /// the stop): with none, there is no lateness to report, which is not zero lateness.
+    public var isMeasured: Bool { histogram.totalCount > 0 }
 
     /// The median lateness, in seconds.
     public var p50: Double { seconds(atPercentile: 50) }

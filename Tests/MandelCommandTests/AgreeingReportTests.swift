@@ -90,4 +90,51 @@ struct AgreeingReportTests {
         Self.expectConsistentCancel(report, askedMilliseconds: 20000, picture: "s.png", in: folder)
         #expect(report["cancelled"] as? Bool == false)
     }
+
+    @Test("with no tick due, the main queue's figures are absent: null in JSON, 'no ticks' in the line, never zero")
+    func heartbeatWithNoTicks() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let short = ["render", "--size", "64x48", "-o", "h.png", "--heartbeat", "1000"]
+        let report = try Self.report(short, in: folder)
+        let mainQueue = try #require(report["main_queue"] as? [String: Any])
+        #expect(mainQueue["ticks"] as? Int == 0)
+        for key in ["p50", "p99", "max", "missed_frames"] {
+            #expect(mainQueue[key] is NSNull, "\(key): \(mainQueue[key] ?? "absent")")
+        }
+        let line = try MandelProcess.run(short, in: folder)
+        #expect(line.standardOutput.contains("main queue: no ticks"), "\(line.standardOutput)")
+        #expect(!line.standardOutput.contains("missed frame"), "\(line.standardOutput)")
+        let compare = try MandelProcess.run(
+            [
+                "compare", "--size", "32", "--runs", "2", "--warmup", "0", "--strategies", "gcd", "--heartbeat", "1000",
+                "--json", "c.json",
+            ], in: folder)
+        #expect(compare.status == 0, "\(compare.standardError)")
+        let results = try #require(jsonObject(atPath: folder + "/c.json")["results"] as? [[String: Any]])
+        for result in results {
+            let figures = try #require(result["main_queue"] as? [String: Any])
+            #expect(figures["max"] is NSNull && figures["missed_frames"] is NSNull, "\(figures)")
+        }
+    }
+
+    @Test("a cancelled run's main-queue lateness is the run's, not the instrument's own look at the threads after it")
+    func heartbeatAfterCancel() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The look at the threads after a cancel holds the main queue for 50 ms: the least of three
+        // cancelled runs of a few milliseconds stays well below that unless it is counted.
+        var least = Double.infinity
+        for _ in 0..<3 {
+            let report = try Self.report(
+                [
+                    "render", "--size", "400x300", "--iterations", "200000", "-o", "c.png", "--cancel-after", "1",
+                    "--strategy", "thread",
+                ], in: folder)
+            #expect(report["cancelled"] as? Bool == true)
+            let mainQueue = try #require(report["main_queue"] as? [String: Any])
+            least = min(least, mainQueue["max"] as? Double ?? 0)
+        }
+        #expect(least < 0.045, "the main queue was late by \(least) s at best in cancelled runs of a few ms")
+    }
 }

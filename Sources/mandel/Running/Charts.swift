@@ -144,10 +144,11 @@ enum Charts {
     /// One bar per strategy: how late the main queue's heartbeat ran (99th percentile, whiskers from the median to the maximum).
     static func latency(_ comparison: StrategyComparison, job: RenderJob, workload: String) -> String {
         let bars = comparison.results.compactMap { result -> SVGChart.Bar? in
-            guard let mainQueue = result.behaviour.mainQueue else { return nil }
+            guard let mainQueue = result.behaviour.mainQueue, let p99 = mainQueue.p99, let p50 = mainQueue.p50,
+                let max = mainQueue.max
+            else { return nil }
             return SVGChart.Bar(
-                label: result.strategy, value: mainQueue.p99 * 1000, low: mainQueue.p50 * 1000,
-                high: mainQueue.max * 1000, highlighted: false)
+                label: result.strategy, value: p99 * 1000, low: p50 * 1000, high: max * 1000, highlighted: false)
         }
         return SVGChart.bars(
             title: "mandel compare: how late the main queue ran",

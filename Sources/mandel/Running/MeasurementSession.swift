@@ -113,10 +113,7 @@ struct MeasurementSession {
             let median = SampleStatistics.median
             var summary = StrategyBehaviour(
                 peakThreads: peakThreads, peakResidentBytes: peakResidentBytes, threadsOverTime: lastThreads)
-            if let all = lateness {
-                summary.mainQueue = .init(
-                    p50: all.p50, p99: all.p99, max: all.max, missedFrames: all.missedFrames, ticks: all.ticks)
-            }
+            summary.mainQueue = lateness.map(StrategyBehaviour.MainQueue.init)
             if !centreDone.isEmpty { summary.centreDoneSeconds = median(centreDone) }
             if !firstPicture.isEmpty { summary.firstPictureSeconds = median(firstPicture) }
             if let first = merges.first {

@@ -1,3 +1,4 @@
+import Comparison
 import MandelbrotCore
 import Platform
 import Probes
@@ -81,8 +82,10 @@ struct ObservedRun {
             throw error
         }
         canceller?.disarm()
+        // The heartbeat stops at the completion: the look at the threads below holds the main queue for 50 ms.
+        let lateness = heartbeat?.stop()
         let runningAfter = stoppedByPlan ? Self.threadsStillRunning() : 0
-        var observed = RunBehaviour(mainQueue: heartbeat?.stop(), samples: sampler?.stop())
+        var observed = RunBehaviour(mainQueue: lateness, samples: sampler?.stop())
         // The render takes its completion's time after the disarm, which waits for a cancel under way:
         // both differences below are of ordered readings.
         if stoppedByPlan, let cpuAtCancel = canceller?.processorNanosecondsAtCancel,
@@ -108,5 +111,16 @@ struct ObservedRun {
             fewest = min(fewest, ProcessStat.runnableThreads())
         }
         return fewest
+    }
+}
+
+extension StrategyBehaviour.MainQueue {
+    /// The figures of `lateness`, or none when no tick was due.
+    init(_ lateness: MainQueueLateness) {
+        self =
+            lateness.isMeasured
+            ? .init(
+                p50: lateness.p50, p99: lateness.p99, max: lateness.max, missedFrames: lateness.missedFrames,
+                ticks: lateness.ticks) : .noTicks
     }
 }

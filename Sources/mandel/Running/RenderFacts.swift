@@ -166,10 +166,15 @@ struct RenderSummary {
     /// The main queue's lateness and the peak threads, when measured.
     private var behaviourText: String {
         var text = ""
-        if let mainQueue = behaviour.mainQueue {
-            text +=
-                " | main queue late p99 \(NumberFormat.seconds(mainQueue.p99)), max \(NumberFormat.seconds(mainQueue.max)), "
-                + "\(mainQueue.missedFrames) missed frame\(mainQueue.missedFrames == 1 ? "" : "s")"
+        if let lateness = behaviour.mainQueue {
+            let mainQueue = StrategyBehaviour.MainQueue(lateness)
+            if let p99 = mainQueue.p99, let max = mainQueue.max, let missed = mainQueue.missedFrames {
+                text +=
+                    " | main queue late p99 \(NumberFormat.seconds(p99)), max \(NumberFormat.seconds(max)), "
+                    + "\(missed) missed frame\(missed == 1 ? "" : "s")"
+            } else {
+                text += " | main queue: no ticks (none was due)"
+            }
         }
         if let samples = behaviour.samples { text += " | peak \(samples.peakThreads) threads" }
         if let merge = report.merge { text += " | " + WorkloadText.describe(merge) }

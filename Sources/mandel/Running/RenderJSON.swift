@@ -98,9 +98,7 @@ struct RenderJSON: Encodable {
         bands = facts.bandCount
         peakResidentBytes = summary.peakResidentBytes
         precisionLimitZoom = facts.precisionLimit
-        mainQueue = behaviour.mainQueue.map {
-            .init(p50: $0.p50, p99: $0.p99, max: $0.max, missedFrames: $0.missedFrames, ticks: $0.ticks)
-        }
+        mainQueue = behaviour.mainQueue.map(StrategyBehaviour.MainQueue.init)
         peakThreads = behaviour.samples?.peakThreads
         cancelled = behaviour.cancel != nil
         cancelRequestedSeconds = report.cancelRequestedSeconds
