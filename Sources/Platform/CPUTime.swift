@@ -45,6 +45,22 @@ public struct CPUTime: Sendable, Equatable {
         CPUTime(user: user + other.user, system: system + other.system)
     }
 
+    /// This usage without `part`'s (a share of it, such as one thread's), split between user
+    /// and system as this usage is.
+    ///
+    /// Linux measures each thread's and the process's total exactly, but splits a total
+    /// between user and kernel time by sampling which mode the scheduler tick (1/HZ) found,
+    /// and scales each reading's split separately: a thread's user time can exceed the
+    /// process's over the same window (user_seconds came out negative, −4 ms, when the part's
+    /// user time was subtracted from the process's). The totals subtract; the split is the
+    /// kernel's estimate for the whole.
+    public func excluding(_ part: CPUTime) -> CPUTime {
+        let remaining = total - part.total
+        guard total > 0 else { return .zero }
+        let userShare = user / total
+        return CPUTime(user: remaining * userShare, system: remaining * (1 - userShare))
+    }
+
     /// The usage between `earlier` and this reading.
     public func since(_ earlier: CPUTime) -> CPUTime {
         CPUTime(user: user - earlier.user, system: system - earlier.system)

@@ -137,4 +137,24 @@ struct AgreeingReportTests {
         }
         #expect(least < 0.045, "the main queue was late by \(least) s at best in cancelled runs of a few ms")
     }
+
+    @Test("user and system seconds are never negative, and add up to cpu seconds, with a fast heartbeat too")
+    func processorTimeNeverNegative() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for run in 0..<12 {
+            let report = try Self.report(
+                ["render", "--size", "400x300", "--heartbeat", "0.1", "-o", "u.png"]
+                    + (run % 2 == 0 ? [] : ["--band-height", "50"]), in: folder)
+            let user = try #require(report["user_seconds"] as? Double)
+            let system = try #require(report["system_seconds"] as? Double)
+            let cpu = try #require(report["cpu_seconds"] as? Double)
+            let wall = try #require(report["wall_seconds"] as? Double)
+            let write = try #require(report["write_seconds"] as? Double)
+            #expect(user >= 0 && system >= 0, "run \(run): user \(user) s, system \(system) s")
+            #expect(abs(user + system - cpu) < 1e-9)
+            // At most two processors' worth over the render and its writing (and a tick).
+            #expect(cpu <= 2 * (wall + write) + 0.02, "run \(run): cpu \(cpu) s in \(wall) s + \(write) s")
+        }
+    }
 }

@@ -15,4 +15,16 @@ struct SystemFileTests {
         #expect(SystemFile.field("Vm", in: status) == nil)
         #expect(SystemFile.field("Uid", in: status) == nil)
     }
+
+    @Test("a part's processor time leaves the rest split as the whole is, never a negative user or system time")
+    func processorTimeWithoutAPart() {
+        // The process's usage over a window, and the writer thread's inside it, as Linux
+        // reported them with --heartbeat 0.1: each split by its own tick samples.
+        let process = CPUTime(user: 0.010, system: 0.030)
+        let writer = CPUTime(user: 0.014, system: 0.002)
+        let render = process.excluding(writer)
+        #expect(abs(render.total - 0.024) < 1e-12)
+        #expect(abs(render.user - 0.006) < 1e-12 && abs(render.system - 0.018) < 1e-12, "\(render)")
+        #expect(CPUTime.zero.excluding(.zero) == .zero)
+    }
 }
