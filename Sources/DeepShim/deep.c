@@ -11,8 +11,6 @@
 #include <string.h>
 
 #define ZERO_EXPONENT (-(INT64_C(1) << 40))
-/// Below this exponent a double cannot hold a value with its full precision; deltas stay extended.
-#define PLAIN_EXPONENT (-1000)
 
 // MARK: - Numbers with an extended exponent
 
@@ -117,14 +115,47 @@ deep_real deep_inverse_zoom(const char *zoom, long bits) {
     return result;
 }
 
+/// Where a Double no longer holds a step of the orbit with full precision (both parts below this).
+#define TINY_BOUND 0x1p-960
+#define TINY_EXPONENT (-960)
+
+/// Records step n's Z exactly (both parts below 2^-960): appended to the context's tiny steps.
+static int record_tiny(deep_context *context, uint64_t n, mpfr_t x, mpfr_t y, uint64_t *capacity) {
+    if (context->tiny_count == *capacity) {
+        uint64_t grown = *capacity ? 2 * *capacity : 16;
+        uint64_t *index = realloc(context->tiny_index, grown * sizeof(uint64_t));
+        if (!index) return -1;
+        context->tiny_index = index;
+        deep_complex *value = realloc(context->tiny_value, grown * sizeof(deep_complex));
+        if (!value) return -1;
+        context->tiny_value = value;
+        *capacity = grown;
+    }
+    long ex = 0, ey = 0;
+    double mx = mpfr_zero_p(x) ? 0 : mpfr_get_d_2exp(&ex, x, MPFR_RNDN);
+    double my = mpfr_zero_p(y) ? 0 : mpfr_get_d_2exp(&ey, y, MPFR_RNDN);
+    long e = mx == 0 ? ey : my == 0 ? ex : (ex > ey ? ex : ey);
+    context->tiny_index[context->tiny_count] = n;
+    context->tiny_value[context->tiny_count] = complex_make(scalbn(mx, (int)(ex - e)), scalbn(my, (int)(ey - e)), e);
+    context->tiny_count += 1;
+    return 0;
+}
+
 uint64_t deep_reference_orbit(
-    const char *re, const char *im, long bits, uint64_t limit, double *orbit, const volatile int *cancel) {
+    const char *re, const char *im, long bits, uint64_t limit, deep_context *context, const volatile int *cancel) {
+    double *orbit = context->orbit;
     mpfr_t cr, ci, x, y, x2, y2, t;
     mpfr_inits2(bits, cr, ci, x, y, x2, y2, t, (mpfr_ptr)0);
     mpfr_set_str(cr, re, 10, MPFR_RNDN);
     mpfr_set_str(ci, im, 10, MPFR_RNDN);
     mpfr_set_zero(x, 1);
     mpfr_set_zero(y, 1);
+    free(context->tiny_index);
+    free(context->tiny_value);
+    context->tiny_index = NULL;
+    context->tiny_value = NULL;
+    context->tiny_count = 0;
+    uint64_t capacity = 0;
     orbit[0] = 0;
     orbit[1] = 0;
     uint64_t last = limit;
@@ -143,6 +174,10 @@ uint64_t deep_reference_orbit(
         double zi = mpfr_get_d(y, MPFR_RNDN);
         orbit[2 * (n + 1)] = zr;
         orbit[2 * (n + 1) + 1] = zi;
+        if (fabs(zr) < TINY_BOUND && fabs(zi) < TINY_BOUND && record_tiny(context, n + 1, x, y, &capacity) != 0) {
+            last = UINT64_MAX;
+            break;
+        }
         if (zr * zr + zi * zi > 4) {
             last = n + 1;
             break;
@@ -153,7 +188,22 @@ uint64_t deep_reference_orbit(
         }
     }
     mpfr_clears(cr, ci, x, y, x2, y2, t, (mpfr_ptr)0);
+    if (last != UINT64_MAX) context->length = last;
     return last;
+}
+
+/// Z_m with its full precision: the Double of the orbit, or the tiny step's exact value.
+static deep_complex orbit_exact(const deep_context *context, uint64_t m) {
+    double zr = context->orbit[2 * m], zi = context->orbit[2 * m + 1];
+    if (fabs(zr) >= TINY_BOUND || fabs(zi) >= TINY_BOUND) return complex_make(zr, zi, 0);
+    uint64_t low = 0, high = context->tiny_count;
+    while (low < high) {
+        uint64_t middle = low + (high - low) / 2;
+        if (context->tiny_index[middle] < m) low = middle + 1;
+        else high = middle;
+    }
+    if (low < context->tiny_count && context->tiny_index[low] == m) return context->tiny_value[low];
+    return complex_make(zr, zi, 0);
 }
 
 uint64_t deep_oracle_pixel(
@@ -198,8 +248,9 @@ uint64_t deep_oracle_pixel(
 
 /// The entry for one step at reference index m: z ← 2·Z_m·z + dc, valid while z² is
 /// negligible beside 2·Z_m·z: |z| < ε·|2·Z_m| (kept as a bound on max(|re|, |im|)).
-static deep_bla single_step(const double *orbit, uint64_t m, double epsilon) {
-    deep_complex a = complex_make(2 * orbit[2 * m], 2 * orbit[2 * m + 1], 0);
+static deep_bla single_step(const deep_context *context, uint64_t m, double epsilon) {
+    deep_complex a = orbit_exact(context, m);
+    a.e += 1;
     deep_real r = complex_modulus(a);
     r = real_multiply(r, real_make(epsilon * M_SQRT1_2, 0));
     return (deep_bla){a, complex_make(1, 0, 0), r};
@@ -253,7 +304,7 @@ int deep_build_table(deep_context *context, deep_real max_delta, double epsilon,
             if (k == 1) {
                 uint64_t m = 1 + 2 * j;
                 level[j] = merge(
-                    single_step(context->orbit, m, epsilon), single_step(context->orbit, m + 1, epsilon), max_delta);
+                    single_step(context, m, epsilon), single_step(context, m + 1, epsilon), max_delta);
             } else {
                 deep_bla *below = context->levels[k - 1];
                 level[j] = merge(below[2 * j], below[2 * j + 1], max_delta);
@@ -268,6 +319,15 @@ int deep_build_table(deep_context *context, deep_real max_delta, double epsilon,
         size /= 2;
     }
     return 0;
+}
+
+void deep_free_context(deep_context *context) {
+    deep_free_table(context);
+    free(context->tiny_index);
+    free(context->tiny_value);
+    context->tiny_index = NULL;
+    context->tiny_value = NULL;
+    context->tiny_count = 0;
 }
 
 void deep_free_table(deep_context *context) {
@@ -303,7 +363,27 @@ void deep_free_table(deep_context *context) {
         found;                                                                                                       \
     })
 
-/// One pixel: its count, and z where it escaped.
+/// Whether |a| < |b|.
+static inline int complex_smaller(deep_complex a, deep_complex b) {
+    double a2 = a.re * a.re + a.im * a.im, b2 = b.re * b.re + b.im * b.im;
+    if (a2 == 0) return b2 > 0;
+    if (b2 == 0) return 0;
+    int64_t shift = a.e - b.e;
+    if (shift > 2) return 0;
+    if (shift < -2) return 1;
+    return scalbn(a2, (int)(2 * shift)) < b2;
+}
+
+/// A delta below 2^-500 in modulus (its squared modulus below PLAIN_NORM) is kept extended: its
+/// square would lose precision in a Double (or vanish past 2^-1074), and so would the rebasing
+/// test that compares squares. An extended delta goes back to Doubles above 2^-480
+/// (PLAIN_EXPONENT, a margin so that a delta does not switch at every step).
+#define PLAIN_NORM 0x1p-1000
+#define PLAIN_EXPONENT (-480)
+
+/// One pixel: its count, and z where it escaped. z is a Double pair while |z| ≥ 2^-500, extended
+/// below; it switches both ways, for a pixel's orbit passes close to 0 (and its delta shrinks)
+/// wherever the reference's does.
 static uint64_t pixel(
     const deep_context *context, deep_complex dc, uint64_t limit, int use_table, double *escaped_re,
     double *escaped_im) {
@@ -312,48 +392,65 @@ static uint64_t pixel(
     use_table = use_table && context->level_count > 0;
     uint64_t n = 0, m = 0;
     double zr = 0, zi = 0;
-    if (dc.e < PLAIN_EXPONENT) {
-        // Extended: z = (re + i·im)·2^e while it is too small for a double.
-        deep_complex z = {0, 0, ZERO_EXPONENT};
-        for (;;) {
-            if (n >= limit) return limit;
-            if (use_table && m >= 1) {
-                uint64_t room = end - m < limit - n ? end - m : limit - n;
-                int level = FIND_LEVEL(
-                    context, m, room, complex_within(z, context->levels[level][q >> level].r));
-                if (level) {
-                    const deep_bla *entry = &context->levels[level][(m - 1) >> level];
-                    z = complex_add(complex_multiply(entry->a, z), complex_multiply(entry->b, dc));
-                    m += UINT64_C(1) << level;
-                    n += UINT64_C(1) << level;
-                    if (z.e > PLAIN_EXPONENT) break;
-                    continue;
-                }
-            }
-            double Zr = orbit[2 * m], Zi = orbit[2 * m + 1];
-            if (Zr * Zr + Zi * Zi > 4) {
-                *escaped_re = Zr + scaled(z.re, z.e);
-                *escaped_im = Zi + scaled(z.im, z.e);
-                return n;
-            }
-            deep_complex twice = complex_make(2 * Zr, 2 * Zi, 0);
-            z = complex_add(complex_add(complex_multiply(twice, z), complex_multiply(z, z)), dc);
-            m += 1;
-            n += 1;
-            if (z.e > PLAIN_EXPONENT) break;
-        }
-        zr = scaled(z.re, z.e);
-        zi = scaled(z.im, z.e);
-    }
-    // Plain doubles. dc may underflow to zero here, where it is negligible beside z.
+    deep_complex z = {0, 0, ZERO_EXPONENT};
+    // dc in Doubles; where it underflows it is negligible beside any z the Double loop holds (≥ 2^-500).
     const double dcr = scaled(dc.re, dc.e), dci = scaled(dc.im, dc.e);
+    // A zero z takes its first step in Doubles when dc is large enough to stay there.
+    const int plain_start = dc.e > PLAIN_EXPONENT;
+    if (plain_start) goto plain;
+extended:
+    // Extended: z = (re + i·im)·2^e.
     for (;;) {
         if (n >= limit) return limit;
         if (use_table && m >= 1) {
             uint64_t room = end - m < limit - n ? end - m : limit - n;
+            int level = FIND_LEVEL(context, m, room, complex_within(z, context->levels[level][q >> level].r));
+            if (level) {
+                const deep_bla *entry = &context->levels[level][(m - 1) >> level];
+                z = complex_add(complex_multiply(entry->a, z), complex_multiply(entry->b, dc));
+                m += UINT64_C(1) << level;
+                n += UINT64_C(1) << level;
+                if (z.e > PLAIN_EXPONENT) break;
+                continue;
+            }
+        }
+        deep_complex Z = orbit_exact(context, m);
+        double Zr = orbit[2 * m], Zi = orbit[2 * m + 1];
+        if (Zr * Zr + Zi * Zi > 4) {
+            // z is negligible beside an escaping Z.
+            *escaped_re = Zr + scaled(z.re, z.e);
+            *escaped_im = Zi + scaled(z.im, z.e);
+            return n;
+        }
+        deep_complex full = complex_add(Z, z);
+        if (m == end || complex_smaller(full, z)) {
+            // Rebase: continue from the orbit's start with the whole Z + z as the delta.
+            z = full;
+            m = 0;
+            Z = (deep_complex){0, 0, ZERO_EXPONENT};
+        }
+        // z ← (2Z + z)·z + dc
+        deep_complex twice = Z;
+        twice.e += 1;
+        z = complex_add(complex_multiply(complex_add(twice, z), z), dc);
+        m += 1;
+        n += 1;
+        if (z.e > PLAIN_EXPONENT) break;
+    }
+    zr = scaled(z.re, z.e);
+    zi = scaled(z.im, z.e);
+plain:
+    for (;;) {
+        if (n >= limit) return limit;
+        double norm = zr * zr + zi * zi;
+        if (norm < PLAIN_NORM && (norm != 0 || !plain_start)) {
+            z = complex_make(zr, zi, 0);
+            goto extended;
+        }
+        if (use_table && m >= 1) {
+            uint64_t room = end - m < limit - n ? end - m : limit - n;
             double largest = fmax(fabs(zr), fabs(zi));
-            int level =
-                FIND_LEVEL(context, m, room, largest < context->levels_double[level][q >> level].r);
+            int level = FIND_LEVEL(context, m, room, largest < context->levels_double[level][q >> level].r);
             if (level) {
                 const deep_bla_double *entry = &context->levels_double[level][(m - 1) >> level];
                 double nr = entry->ar * zr - entry->ai * zi + entry->br * dcr - entry->bi * dci;
@@ -373,13 +470,18 @@ static uint64_t pixel(
             *escaped_im = fi;
             return n;
         }
-        if (full < zr * zr + zi * zi || m == end) {
-            // Rebase: continue from the orbit's start with the whole z as the delta.
+        if (full < norm || m == end) {
+            // Rebase: continue from the orbit's start with the whole Z + z as the delta.
             zr = fr;
             zi = fi;
             m = 0;
             Zr = 0;
             Zi = 0;
+            if (full < PLAIN_NORM) {
+                // Z + z is too small for Doubles: the step is taken extended.
+                z = complex_make(zr, zi, 0);
+                goto extended;
+            }
         }
         // z ← (2Z + z)·z + dc
         double ar = 2 * Zr + zr, ai = 2 * Zi + zi;

@@ -1,10 +1,12 @@
+import Deadline
 import DeepShim
 import Dispatch
 import Foundation
 import MandelbrotCore
 import Testing
 
-/// The deep-zoom benchmark locations of the Kalles Fraktaler suite (../shared/data/deep-locations.tsv).
+/// The deep-zoom benchmark locations of the Kalles Fraktaler suite, at full precision
+/// (Benchmarks/deep-locations.tsv: name, re, im, KF zoom, mandel zoom, iterations, source).
 enum DeepLocations {
     /// "1e14": mandel zoom 4/3 · 10¹⁴, 4,036 iterations.
     static let location1e14 = (
@@ -12,6 +14,18 @@ enum DeepLocations {
         imaginary: "-0.012593310799749865383746631843264858450340000000000000000000",
         zoom: "1.333333333333333333333333333333333333333e14", iterations: 4036
     )
+
+    /// The location `name` of the file: its view and iteration limit.
+    static func named(_ name: String) throws -> (view: DeepView, iterations: Int) {
+        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Benchmarks/deep-locations.tsv")
+        let text = try String(contentsOf: file, encoding: .utf8)
+        let fields = try #require(
+            text.split(separator: "\n").map { $0.split(separator: "\t").map(String.init) }.first { $0.first == name },
+            "no location \(name) in \(file.path)")
+        let view = try #require(DeepView(centerReal: fields[1], centerImaginary: fields[2], zoom: fields[4]))
+        return (view, try #require(Int(fields[5])))
+    }
 }
 
 /// The oracle: every pixel iterated on its own in MPFR, no perturbation, no approximation.
@@ -31,6 +45,21 @@ enum DeepOracle {
         }
         return Array(counts)
     }
+
+    /// The escape counts of the pixels `pixels` (x, y) only, computed on all processors.
+    static func counts(_ view: DeepView, size: ImageSize, pixels: [(x: Int, y: Int)], limit: Int) -> [UInt32] {
+        let bits = view.precisionBits(for: size) + 64
+        let counts = UnsafeMutableBufferPointer<UInt32>.allocate(capacity: pixels.count)
+        defer { counts.deallocate() }
+        nonisolated(unsafe) let output = counts
+        DispatchQueue.concurrentPerform(iterations: pixels.count) { index in
+            output[index] = UInt32(
+                deep_oracle_pixel(
+                    view.centerReal, view.centerImaginary, view.zoom, size.width, size.height, pixels[index].x,
+                    pixels[index].y, bits, UInt64(limit)))
+        }
+        return Array(counts)
+    }
 }
 
 @Suite("Deep zoom: perturbation against a per-pixel MPFR oracle")
@@ -44,10 +73,22 @@ struct DeepZoomTests {
             workers: workers)
         job.deep = view
         let render = try PictureRender(job: job, keepsCounts: true)
-        let report = try await render.run(SerialStrategy())
+        let report = try await withDeadline(waitingFor: "a deep render of \(size.width)x\(size.height)") {
+            try await render.run(SerialStrategy())
+        }
         #expect(report.deepPhases != nil)
         let counts = try #require(render.counts)
         return counts.withCounts { Array($0) }
+    }
+
+    /// The oracle's counts of `pixels`, within a deadline.
+    static func oracle(
+        _ view: DeepView, size: ImageSize, pixels: [(x: Int, y: Int)], limit: Int
+    ) async throws -> [UInt32] {
+        nonisolated(unsafe) let chosen = pixels
+        return try await withDeadline(waitingFor: "the MPFR oracle on \(pixels.count) pixels") {
+            DeepOracle.counts(view, size: size, pixels: chosen, limit: limit)
+        }
     }
 
     static func agreement(_ counts: [UInt32], _ oracle: [UInt32]) -> Double {
@@ -80,6 +121,39 @@ struct DeepZoomTests {
         #expect(Set(oracle).count > 5)
         let counts = try await Self.render(view, size: size, iterations: 2000)
         #expect(Self.agreement(counts, oracle) >= 0.999)
+    }
+
+    /// Eight pixels of an 8×8 picture: the corners, two on the diagonal, two off it.
+    static let sampledPixels = [(0, 0), (7, 0), (0, 7), (7, 7), (3, 3), (4, 5), (5, 1), (1, 6)].map { (x: $0, y: $1) }
+
+    /// Past 1e308, the reference escaping at 105,760 of 120,000 steps.
+    @Test("\"4e533\": eight pixels of 8×8 equal the oracle's, with and without BLA")
+    func location4e533() async throws {
+        let (view, iterations) = try DeepLocations.named("4e533")
+        let size = ImageSize(width: 8, height: 8)
+        let oracle = try await Self.oracle(view, size: size, pixels: Self.sampledPixels, limit: iterations)
+        // Not one flat count (every pixel at the reference's escape step was the bug this guards).
+        #expect(Set(oracle).count >= 6)
+        for usesTable in [true, false] {
+            var variant = view
+            variant.usesTable = usesTable
+            let counts = try await Self.render(variant, size: size, iterations: iterations)
+            let sampled = Self.sampledPixels.map { counts[$0.y * size.width + $0.x] }
+            #expect(sampled == oracle, "BLA \(usesTable)")
+        }
+    }
+
+    /// The reference passes within 2^-1552 of 0 (below any Double) and escapes before the limit.
+    @Test("\"1e1086\": two pixels of 8×8 equal the oracle's")
+    func location1e1086() async throws {
+        let (view, iterations) = try DeepLocations.named("1e1086")
+        let size = ImageSize(width: 8, height: 8)
+        // Pixels where a Z rounded to a Double (0 there) gives other counts; the oracle takes about 2.5 s a pixel.
+        let pixels = [(1, 0), (4, 1)].map { (x: $0, y: $1) }
+        let oracle = try await Self.oracle(view, size: size, pixels: pixels, limit: iterations)
+        let counts = try await Self.render(view, size: size, iterations: iterations)
+        #expect(pixels.map { counts[$0.y * size.width + $0.x] } == oracle)
+        #expect(Set(counts).count > 10)
     }
 
     @Test("a deep view's text is read exactly: centres 1e-999 apart (both 0 as Doubles) give different pictures")

@@ -35,6 +35,11 @@ typedef struct {
     double *orbit;
     /// The reference's last index: the step it escaped at, or the iteration limit.
     uint64_t length;
+    /// The steps whose Z is below 2^-960 in both parts, where a Double loses Z (0 past 2^-1074),
+    /// increasing, with Z exactly enough (`tiny_count` of them, malloc'd by deep_reference_orbit).
+    uint64_t tiny_count;
+    uint64_t *tiny_index;
+    deep_complex *tiny_value;
     /// The reference point as Doubles (for the smooth value's extra steps).
     double center_re, center_im;
     /// 1 / zoom: the factor from the zoom-1 pixel offsets of the sample grid to the deltas dc.
@@ -50,10 +55,11 @@ typedef struct {
 } deep_context;
 
 /// Computes the reference orbit of c = re + i·im (decimal strings) with `bits` of precision,
-/// up to `limit` steps or escape (|Z|² > 4). `orbit` holds 2·(limit + 1) doubles. Checks
-/// `*cancel` every few thousand steps. Returns the last index, or UINT64_MAX when cancelled.
+/// up to `limit` steps or escape (|Z|² > 4), into `context->orbit` (2·(limit + 1) doubles) and its
+/// tiny steps. Checks `*cancel` every few thousand steps. Sets and returns `context->length`,
+/// or returns UINT64_MAX when cancelled or out of memory.
 uint64_t deep_reference_orbit(
-    const char *re, const char *im, long bits, uint64_t limit, double *orbit, const volatile int *cancel);
+    const char *re, const char *im, long bits, uint64_t limit, deep_context *context, const volatile int *cancel);
 
 /// 1 / zoom of a decimal string, computed with `bits` of precision; zero when the text is not a number.
 deep_real deep_inverse_zoom(const char *zoom, long bits);
@@ -68,6 +74,9 @@ int deep_build_table(deep_context *context, deep_real max_delta, double epsilon,
 
 /// Frees the table of `context`.
 void deep_free_table(deep_context *context);
+
+/// Frees the table and the tiny steps of `context` (not its orbit, which the caller owns).
+void deep_free_context(deep_context *context);
 
 /// Counts `count` samples of one row: sample i is at dc = (offsets_re[i] + i·offset_im) / zoom.
 /// Writes counts (the limit for points that do not escape) and, when `smooth` is not NULL,

@@ -23,16 +23,16 @@ final class DeepReference: @unchecked Sendable {
         // The orbit's loop reads a plain int that a cancel sets; the handler keeps it alive.
         let stop = StopWord(cancellation.isCancelled)
         let registration = cancellation.onCancel { stop.set() }
+        context.orbit = orbit
         let length = deep_reference_orbit(
-            view.centerReal, view.centerImaginary, bits, UInt64(limit), orbit, stop.word)
+            view.centerReal, view.centerImaginary, bits, UInt64(limit), &context, stop.word)
         if let registration { cancellation.removeHandler(registration) }
         guard length != .max else {
+            deep_free_context(&context)
             orbit.deallocate()
             return nil
         }
         let orbitSeconds = MonotonicClock.seconds(since: orbitStart)
-        context.orbit = orbit
-        context.length = length
         context.center_re = orbit[2]
         context.center_im = orbit[3]
         context.inverse_zoom = deep_inverse_zoom(view.zoom, bits)
@@ -53,7 +53,7 @@ final class DeepReference: @unchecked Sendable {
     }
 
     deinit {
-        deep_free_table(&context)
+        deep_free_context(&context)
         orbit.deallocate()
     }
 
