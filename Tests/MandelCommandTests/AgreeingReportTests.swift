@@ -24,11 +24,20 @@ struct AgreeingReportTests {
         guard report["cancelled"] as? Bool == true else {
             #expect(report["cancelled"] as? Bool == false, sourceLocation: sourceLocation)
             #expect(written, "a finished render wrote no picture", sourceLocation: sourceLocation)
+            #expect(report["output"] as? String == picture, sourceLocation: sourceLocation)
             // Finished first: the cancel had not come by the completion.
             #expect(wall * 1000 <= askedMilliseconds + 1000, sourceLocation: sourceLocation)
             return
         }
         #expect(!written, "a cancelled render left its picture", sourceLocation: sourceLocation)
+        // It names no output and no checksum, and its rate counts the pixels it finished, not the picture's.
+        #expect(report["output"] is NSNull && report["checksum"] is NSNull, sourceLocation: sourceLocation)
+        let pixels = (report["width"] as? Int ?? 0) * (report["height"] as? Int ?? 0)
+        if let rate = report["megapixels_per_second"] as? Double {
+            #expect(
+                rate * wall * 1e6 < Double(pixels) - 0.5, "\(rate) Mpixel/s over \(wall) s is the whole picture",
+                sourceLocation: sourceLocation)
+        }
         let requested = report["cancel_requested_seconds"] as? Double ?? -1
         let latency = report["cancel_latency"] as? Double ?? -1
         let cpuAfter = report["cpu_after_cancel"] as? Double ?? -1

@@ -148,7 +148,7 @@ struct RenderSummary {
             "\(facts.strategy): \(facts.partText)\(job.size), \(job.iterations) iterations, \(facts.workers) "
             + "worker\(facts.workers == 1 ? "" : "s") (\(job.splitLabel))"
             + " | wall \(NumberFormat.seconds(report.wallSeconds)), cpu \(NumberFormat.seconds(report.cpu.total))"
-            + ", \(NumberFormat.decimal(megapixelsPerSecond)) Mpixel/s, \(NumberFormat.rate(iterationsPerSecond)) iterations/s"
+            + ", \(megapixelsPerSecond.map(NumberFormat.decimal) ?? "n/a") Mpixel/s, \(NumberFormat.rate(iterationsPerSecond)) iterations/s"
             + " | \(facts.format.rawValue) \(NumberFormat.seconds(writeSeconds))"
         if let bandRows = facts.bandRows {
             line +=
@@ -188,7 +188,16 @@ struct RenderSummary {
         return text
     }
 
-    var megapixelsPerSecond: Double { Double(facts.job.size.pixelCount) / report.wallSeconds / 1e6 }
+    /// The pixels rendered over the wall time: the whole picture's, or a cancelled render's
+    /// finished tiles' (nil when its records are per band and worker, which cannot tell them).
+    var megapixelsPerSecond: Double? {
+        guard behaviour.cancel != nil else { return Double(facts.job.size.pixelCount) / report.wallSeconds / 1e6 }
+        guard facts.bandCount == 1 else { return nil }
+        let finished = report.tiles.reduce(0) { $0 + ($1.isFinished ? $1.rect.width * $1.rect.height : 0) }
+        return Double(finished) / report.wallSeconds / 1e6
+    }
+
+    /// The iterations of the finished tiles over the wall time.
     var iterationsPerSecond: Double { Double(report.totalIterations) / report.wallSeconds }
 
     /// The JSON object of `--json` (RenderJSON says which keys it has).

@@ -33,8 +33,9 @@ struct RenderJSON: Encodable {
     @OrNull var imbalance: Double?
     let format: String
     let writeSeconds: Double
-    let output: String
-    let checksum: String
+    /// Null for a render cancelled on purpose: it wrote no picture.
+    @OrNull var output: String?
+    @OrNull var checksum: String?
     @OrNull var bandRows: Int?
     let bands: Int
     let peakResidentBytes: Int
@@ -85,15 +86,16 @@ struct RenderJSON: Encodable {
         userSeconds = report.cpu.user
         systemSeconds = report.cpu.system
         totalIterations = report.totalIterations
-        megapixelsPerSecond = summary.megapixelsPerSecond.finiteOrNil
+        megapixelsPerSecond = summary.megapixelsPerSecond?.finiteOrNil
         iterationsPerSecond = summary.iterationsPerSecond.finiteOrNil
         threadsUsed = report.threadsUsed
         workerBusySeconds = report.workerBusySeconds
         imbalance = report.imbalance.finiteOrNil
         format = facts.format.rawValue
         writeSeconds = summary.writeSeconds
-        output = facts.output
-        checksum = NumberFormat.checksum(summary.checksum)
+        let wrote = behaviour.cancel == nil
+        output = wrote ? facts.output : nil
+        checksum = wrote ? NumberFormat.checksum(summary.checksum) : nil
         bandRows = facts.bandRows
         bands = facts.bandCount
         peakResidentBytes = summary.peakResidentBytes
