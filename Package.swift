@@ -108,7 +108,8 @@ let package = Package(
                 swiftSettings: sharedSwiftSettings),
 
             // MARK: - Comparisons: statistics, tables, exports and charts
-            .target(name: "Comparison", dependencies: ["Platform"], swiftSettings: sharedSwiftSettings),
+            .target(
+                name: "Comparison", dependencies: ["MandelbrotCore", "Platform"], swiftSettings: sharedSwiftSettings),
 
             // MARK: - Image files over the system libpng
             .systemLibrary(name: "CLibPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
@@ -151,7 +152,7 @@ let package = Package(
             ),
             .testTarget(
                 name: "ComparisonTests",
-                dependencies: ["Comparison"],
+                dependencies: ["Comparison", "MandelbrotCore"],
                 swiftSettings: sharedSwiftSettings
             ),
             .testTarget(

@@ -1,4 +1,5 @@
 package import Foundation
+import MandelbrotCore
 
 /// The documented JSON and CSV forms of a comparison, in the style of hyperfine's export.
 package struct ComparisonExport: Encodable {
@@ -107,8 +108,8 @@ package struct ComparisonExport: Encodable {
             order = result.order
             centreDoneSeconds = behaviour.centreDoneSeconds
             firstPictureSeconds = behaviour.firstPictureSeconds
-            merge = behaviour.merge?.mechanism
-            mergeBatch = behaviour.merge?.batch
+            merge = behaviour.merge?.sharing.merge.rawValue
+            mergeBatch = behaviour.merge?.sharing.batch
             mergeBatches = behaviour.merge?.batches
             mergeSeconds = behaviour.merge?.mergeSeconds
             mergeWaitSeconds = behaviour.merge?.waitSeconds

@@ -1,4 +1,5 @@
 import Foundation
+import MandelbrotCore
 
 /// The aligned text table that `mandel compare` and `mandel sweep` print.
 package enum ComparisonTable {
@@ -88,7 +89,8 @@ package enum ComparisonTable {
         for result in comparison.results {
             guard let merge = result.behaviour.merge else { continue }
             rows.append([
-                "  " + result.strategy, merge.mechanism, String(merge.batch), String(merge.batches),
+                "  " + result.strategy, merge.sharing.merge.rawValue, String(merge.sharing.batch),
+                String(merge.batches),
                 NumberFormat.milliseconds(merge.mergeSeconds),
                 merge.batches > 0 ? String(format: "%.2f", merge.mergeSeconds / Double(merge.batches) * 1e6) : "n/a",
                 NumberFormat.milliseconds(merge.waitSeconds),

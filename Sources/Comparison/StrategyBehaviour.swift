@@ -1,3 +1,5 @@
+package import MandelbrotCore
+
 /// How a strategy behaved beyond its speed, over its counted runs: the main queue's
 /// lateness, the process's threads and memory, and how it stopped when cancelled.
 package struct StrategyBehaviour: Sendable {
@@ -74,28 +76,6 @@ package struct StrategyBehaviour: Sendable {
         }
     }
 
-    /// What merging the histogram cost (histogram colouring only): medians over the runs.
-    package struct Merge: Sendable, Equatable {
-        /// The mechanism: queue, mutex, barrier, atomic or private.
-        package let mechanism: String
-        /// Values per batch.
-        package let batch: Int
-        /// Batches merged per run.
-        package let batches: Int
-        /// Seconds spent merging per run, wherever it ran.
-        package let mergeSeconds: Double
-        /// Seconds workers spent handing batches over per run (waiting for a lock, enqueueing).
-        package let waitSeconds: Double
-
-        package init(mechanism: String, batch: Int, batches: Int, mergeSeconds: Double, waitSeconds: Double) {
-            self.mechanism = mechanism
-            self.batch = batch
-            self.batches = batches
-            self.mergeSeconds = mergeSeconds
-            self.waitSeconds = waitSeconds
-        }
-    }
-
     /// Nil with `--heartbeat off`.
     package var mainQueue: MainQueue?
     /// The most threads the process had during any counted run; nil if not sampled.
@@ -106,8 +86,9 @@ package struct StrategyBehaviour: Sendable {
     package var cancel: Cancel?
     /// One sampled run's threads over time: one value per 10 ms, for the threads chart.
     package var threadsOverTime: [Int]
-    /// Nil unless the picture is histogram-coloured.
-    package var merge: Merge?
+    /// What merging the histogram cost, medians over the runs of each figure; nil unless the picture
+    /// is histogram-coloured.
+    package var merge: MergeStatistics?
     /// Seconds until the tiles of the picture's central quarter were done (median over the runs).
     package var centreDoneSeconds: Double?
     /// With a preview, seconds until it was delivered on the main queue (median over the runs).

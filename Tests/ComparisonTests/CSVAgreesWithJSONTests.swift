@@ -1,5 +1,6 @@
 import Comparison
 import Foundation
+import MandelbrotCore
 import Testing
 
 /// The CSV export read by its header, column by column, against the JSON export of the same rows:
@@ -21,9 +22,9 @@ struct CSVAgreesWithJSONTests {
                     cancel: .init(
                         latency: 0.002 * scale, tilesAfterCancel: 1.5, cpuAfterCancel: 0.003 * scale,
                         threadsRunningAfter: index, finishedFirst: 0))
-                behaviour.merge = .init(
-                    mechanism: "mutex", batch: 64, batches: 90 + index, mergeSeconds: 0.0007 * scale,
-                    waitSeconds: 0.0002 * scale)
+                behaviour.merge = MergeStatistics(
+                    sharing: HistogramSharing(merge: .mutex, batch: 64), batches: 90 + index, values: 5_000,
+                    mergeSeconds: 0.0007 * scale, waitSeconds: 0.0002 * scale)
                 behaviour.centreDoneSeconds = 0.011 * scale
                 behaviour.firstPictureSeconds = 0.005 * scale
                 return StrategyResult(

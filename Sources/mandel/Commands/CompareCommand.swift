@@ -25,6 +25,9 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     @OptionGroup
     var options: WorkloadOptions
 
+    @OptionGroup(title: "Measurement")
+    var measurement: MeasurementOptions
+
     @Option(
         help: ArgumentHelp(
             "Write each row's ownership map (from its last run) into this existing folder as <row>.png, "
@@ -70,7 +73,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
     /// Every file the run writes, with the option that names it: results, charts, maps.
     private var outputs: [(option: String, path: String)] {
-        options.measurement.outputs.map(\.named) + behaviourCharts.map(\.named) + mapOutputs
+        measurement.outputs.map(\.named) + behaviourCharts.map(\.named) + mapOutputs
     }
 
     @Flag(
@@ -80,7 +83,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     var heartbeatOverhead = false
 
     var outputCount: Int {
-        options.measurement.outputs.count + behaviourCharts.count + (ownershipMaps == nil ? 0 : entries.count)
+        measurement.outputs.count + behaviourCharts.count + (ownershipMaps == nil ? 0 : entries.count)
     }
 
     var workerThreads: Int {
@@ -114,7 +117,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     /// The rows, in order.
     var entries: [MeasurementSession.Entry] {
         MeasurementSession.Entry.grid(
-            options.measurement.strategyList, orders: options.work.orders, sharings: options.sharing.sharings())
+            measurement.strategyList, orders: options.work.orders, sharings: options.sharing.sharings())
             + (progressOverhead
                 ? [
                     MeasurementSession.Entry(
@@ -139,8 +142,8 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
     func run() async throws {
         let job = RenderJob(view: options.view, work: options.work)
-        let resultCount = options.measurement.outputs.count
-        try await CommandRun.perform(grace: options.measurement.grace) { watch in
+        let resultCount = measurement.outputs.count
+        try await CommandRun.perform(grace: measurement.grace) { watch in
             let chartCount = behaviourCharts.count
             let paths = outputs.map(\.path)
             try await CommandRun.publishing(paths, watch: watch) { files in
@@ -156,13 +159,13 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     private func measure(
         job: RenderJob, results: [OutputFile], charts: [OutputFile], maps: [OutputFile], watch: SignalWatch
     ) async throws {
-        let report = options.measurement.report
+        let report = measurement.report
         try report.line(
-            WorkloadText.describe(job, warmup: options.measurement.warmup, runs: options.measurement.runs)
+            WorkloadText.describe(job, warmup: measurement.warmup, runs: measurement.runs)
                 + WorkloadText.describe(options.behaviour) + WorkloadText.describe(options.sharing, for: job))
         let entries = self.entries
         let session = MeasurementSession(
-            entries: entries, job: job, warmup: options.measurement.warmup, runs: options.measurement.runs,
+            entries: entries, job: job, warmup: measurement.warmup, runs: measurement.runs,
             cancellation: watch.cancellation, behaviour: options.behaviour, previewEvery: options.firstPicture.preview)
         let comparison = try await session.measure { entry, canvas, report in
             guard let index = entries.firstIndex(where: { $0.name == entry.name }), index < maps.count else { return }
@@ -189,10 +192,10 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         try report.line(WorkloadText.summary(of: comparison))
 
         let workload = WorkloadText.exportDescription(
-            job, warmup: options.measurement.warmup, runs: options.measurement.runs)
+            job, warmup: measurement.warmup, runs: measurement.runs)
         let export = ComparisonExport(
             compare: comparison, workload: workload, machine: MachineDescription())
-        try options.measurement.write(export: export, chart: Charts.compare(comparison, job: job), to: results)
+        try measurement.write(export: export, chart: Charts.compare(comparison, job: job), to: results)
         for (file, output) in zip(charts, behaviourCharts) {
             let chart =
                 switch output.kind {

@@ -48,6 +48,9 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
     @OptionGroup
     var options: WorkloadOptions
 
+    @OptionGroup(title: "Measurement")
+    var measurement: MeasurementOptions
+
     @Option(
         help: ArgumentHelp(
             "Write each strategy's peak threads against the swept value as an SVG; - for standard output.",
@@ -56,7 +59,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
 
     /// Every file the sweep writes, with its option.
     private var outputs: [(option: String, path: String)] {
-        options.measurement.outputs.map(\.named) + (threadsChart.map { [("--threads-chart", $0)] } ?? [])
+        measurement.outputs.map(\.named) + (threadsChart.map { [("--threads-chart", $0)] } ?? [])
     }
 
     var outputCount: Int { outputs.count }
@@ -65,7 +68,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
     var workerThreads: Int {
         var job = RenderJob(view: options.view, work: options.work)
         job.workers = options.work.workers?.max() ?? job.workers
-        return options.measurement.strategyList.map { $0.threadsStarted(for: job.plan()) }.max() ?? 0
+        return measurement.strategyList.map { $0.threadsStarted(for: job.plan()) }.max() ?? 0
     }
 
     mutating func validate() throws {
@@ -131,7 +134,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             case .mergeBatch: options.sharing.mergeBatch!.map(Double.init)
             }
         let template = RenderJob(view: options.view, work: options.work)
-        try await CommandRun.perform(grace: options.measurement.grace) { watch in
+        try await CommandRun.perform(grace: measurement.grace) { watch in
             try await CommandRun.publishing(outputs.map(\.path), watch: watch) { files in
                 try await sweep(template: template, axis: axis, values: values, files: files, watch: watch)
             }
@@ -142,11 +145,11 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
     private func sweep(
         template: RenderJob, axis: SweepAxis, values: [Double], files: [OutputFile], watch: SignalWatch
     ) async throws {
-        let report = options.measurement.report
+        let report = measurement.report
         try report.line(
             "sweep over \(axis.rawValue) \(values.map(NumberFormat.compact).joined(separator: ",")): "
                 + WorkloadText.describe(
-                    template, warmup: options.measurement.warmup, runs: options.measurement.runs, sweeping: axis)
+                    template, warmup: measurement.warmup, runs: measurement.runs, sweeping: axis)
                 + (axis == .tileWait ? "" : WorkloadText.describe(options.behaviour))
                 + WorkloadText.describe(options.sharing, for: template, sweeping: axis))
         var points: [SweepPoint] = []
@@ -162,8 +165,8 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             }
             let session = MeasurementSession(
                 entries: MeasurementSession.Entry.grid(
-                    options.measurement.strategyList, orders: options.work.orders, sharings: sharings), job: job,
-                warmup: options.measurement.warmup, runs: options.measurement.runs, cancellation: watch.cancellation,
+                    measurement.strategyList, orders: options.work.orders, sharings: sharings), job: job,
+                warmup: measurement.warmup, runs: measurement.runs, cancellation: watch.cancellation,
                 behaviour: pointBehaviour, previewEvery: options.firstPicture.preview)
             let comparison = try await session.measure()
             if options.behaviour.cancelAfter == nil { try ensureIdenticalPixels(comparison) }
@@ -172,7 +175,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         try report.line(SweepTable.render(points, axis: axis))
 
         let workload = WorkloadText.exportDescription(
-            template, warmup: options.measurement.warmup, runs: options.measurement.runs)
+            template, warmup: measurement.warmup, runs: measurement.runs)
         let export = ComparisonExport(
             sweep: points.map {
                 (
@@ -183,7 +186,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
                 )
             },
             workload: workload, machine: MachineDescription())
-        try options.measurement.write(export: export, chart: Charts.sweep(points, axis: axis, job: template), to: files)
+        try measurement.write(export: export, chart: Charts.sweep(points, axis: axis, job: template), to: files)
         if threadsChart != nil, let file = files.last {
             try file.write(Array(Charts.sweepThreads(points, axis: axis, job: template).utf8))
         }

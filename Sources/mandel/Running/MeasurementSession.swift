@@ -117,9 +117,9 @@ struct MeasurementSession {
             if !centreDone.isEmpty { summary.centreDoneSeconds = median(centreDone) }
             if !firstPicture.isEmpty { summary.firstPictureSeconds = median(firstPicture) }
             if let first = merges.first {
-                summary.merge = .init(
-                    mechanism: first.sharing.merge.rawValue, batch: first.sharing.batch,
-                    batches: Int(median(merges.map { Double($0.batches) })),
+                summary.merge = MergeStatistics(
+                    sharing: first.sharing, batches: Int(median(merges.map { Double($0.batches) })),
+                    values: UInt64(median(merges.map { Double($0.values) })),
                     mergeSeconds: median(merges.map(\.mergeSeconds)), waitSeconds: median(merges.map(\.waitSeconds)))
             }
             if !cancels.isEmpty {

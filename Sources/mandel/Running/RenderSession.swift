@@ -13,22 +13,15 @@ import WorkVisuals
 struct RenderSession {
     let job: RenderJob
     let strategy: any RenderStrategy
-    let output: String
-    let format: ImageFormat
-    let compression: PNGCompression
-    let json: Bool
+    let outputs: RenderOutputOptions
     let visuals: VisualOptions
     /// Rows per band, or nil for the whole picture at once.
     let bandRows: Int?
     let behaviour: BehaviourOptions
-    /// How histogram colouring's workers merge their escape values.
-    let sharing: HistogramSharing
-    /// The order the tiles should be rendered in.
-    let order: TileOrder
+    /// How the run shares its histogram, orders its tiles, waits after them and is cancelled.
+    let settings: RunSettings
     /// Every how many pixels a preview samples, if one comes first.
     let preview: Int?
-    /// Where the preview goes, if anywhere.
-    let previewOutput: String?
     let watch: SignalWatch
     /// The part of the picture this run writes, as a part file, and the picture's size; nil for a whole picture.
     var part: (index: Int, count: Int, pictureSize: ImageSize)? = nil
@@ -45,7 +38,7 @@ struct RenderSession {
 
     func run() async throws {
         // Every output is opened (and checked) before any pixel is rendered, and all are published together.
-        let paths = [output] + visuals.outputs.map(\.path) + (previewOutput.map { [$0] } ?? [])
+        let paths = [outputs.output] + visuals.outputs.map(\.path) + (outputs.previewOutput.map { [$0] } ?? [])
         let summary: RenderSummary
         do {
             summary = try await CommandRun.publishing(paths, watch: watch) { files in
@@ -56,7 +49,7 @@ struct RenderSession {
         }
         // Standard output carries a file (-o -, --trace -): the report goes to standard error.
         try HumanReport(toStandardError: paths.contains(where: OutputFile.namesStandardOutput)).line(
-            json ? summary.json : summary.line)
+            outputs.json ? summary.json : summary.line)
         if watch.wasAskedToTerminate {
             printError("terminated: finished the render within the grace period and wrote \(summary.facts.outputName)")
         }
@@ -64,28 +57,31 @@ struct RenderSession {
 
     /// Renders into the opened files and returns the report, once every file is complete.
     private func render(into image: OutputFile, extras: [OutputFile]) async throws -> RenderSummary {
-        let minimumBytes = ImageStream.minimumBytes(format: format, size: job.size, pixelFormat: job.pixelFormat)
+        let minimumBytes = ImageStream.minimumBytes(
+            format: outputs.format, size: job.size, pixelFormat: job.pixelFormat)
         if let free = image.availableBytes, minimumBytes > free {
             throw ImageFileError.cannotCreate(
-                path: output,
-                reason: "a \(job.size) \(format.rawValue.uppercased()) takes at least \(ByteCount(minimumBytes)), "
+                path: outputs.output,
+                reason:
+                    "a \(job.size) \(outputs.format.rawValue.uppercased()) takes at least \(ByteCount(minimumBytes)), "
                     + "and its file system has \(ByteCount(free)) free")
         }
         let render = try PictureRender(
             job: job, bandHeight: bandRows, keepsCounts: visuals.keepsCounts,
-            extraBytes: Self.saturatingSum(mapBytes, encoderBytes), histogramMerges: [sharing.merge],
+            extraBytes: Self.saturatingSum(mapBytes, encoderBytes), histogramMerges: [settings.sharing.merge],
             previewEvery: preview,
             cancellation: watch.cancellation)
         var facts = RenderFacts(
-            job: job, strategy: strategy, plan: render.plan, bandRows: bandRows, format: format, output: output,
-            order: order)
-        facts.previewOutput = previewOutput
+            job: job, strategy: strategy, plan: render.plan, bandRows: bandRows, format: outputs.format,
+            output: outputs.output, order: settings.order)
+        facts.previewOutput = outputs.previewOutput
         facts.part = part
         if let warning = facts.precisionWarning { printError("warning: " + warning) }
         if let note = facts.deepNote { printError("note: " + note) }
         let writer = BandWriter(
             stream: try ImageStream(
-                output: image, format: format, compression: compression, size: part?.pictureSize ?? job.size,
+                output: image, format: outputs.format, compression: outputs.effectiveCompression,
+                size: part?.pictureSize ?? job.size,
                 pixelFormat: job.pixelFormat, texts: facts.textChunks, workers: job.workers,
                 part: part.map { ($0.index, $0.count) }),
             cancellation: watch.cancellation)
@@ -96,10 +92,10 @@ struct RenderSession {
         // Feeding a meter that draws nothing would still wake the main queue after
         // finished tiles: thousands of futex calls a second on a fast render.
         let onTileFinished: (@Sendable () -> Void)? = meter.draws ? { @Sendable in meter.tileFinished() } : nil
-        let previewFile = previewOutput == nil ? nil : extras.last
+        let previewFile = outputs.previewOutput == nil ? nil : extras.last
         let visualFiles = Array(extras.prefix(visuals.outputs.count))
-        let previewWriter = previewFile.map { [watch, previewOutput] in
-            PreviewWriter(file: $0, compression: compression, workers: job.workers) {
+        let previewWriter = previewFile.map { [watch, previewOutput = outputs.previewOutput] in
+            PreviewWriter(file: $0, compression: outputs.effectiveCompression, workers: job.workers) {
                 watch.placedEarly(previewOutput!)
             }
         }
@@ -112,7 +108,7 @@ struct RenderSession {
             outcome = try await ObservedRun(behaviour: behaviour, signals: watch.cancellation).run {
                 flag, plannedStop in
                 try await render.run(
-                    strategy, sink: writer, settings: behaviour.settings(sharing: sharing, order: order),
+                    strategy, sink: writer, settings: settings,
                     cancellation: flag, onTileFinished: onTileFinished, onPreview: onPreview, plannedStop: plannedStop)
             }
             meter.finish()
@@ -157,7 +153,7 @@ struct RenderSession {
 
     /// Memory the encoder keeps (a PNG's: the rows it stages for its slices).
     private var encoderBytes: Int {
-        format.encoder.memoryNeeded(
+        outputs.format.encoder.memoryNeeded(
             for: ImageStream.picture(size: job.size, pixelFormat: job.pixelFormat, workers: job.workers))
     }
 
