@@ -15,14 +15,18 @@ package struct ComparisonExport: Encodable {
         package var kernel: String
         package var split: String
         package var tile: String
+        /// The workers the plan keeps busy (what every output states; serial's rows have one).
         package var workers: Int
+        /// The workers `--workers` asked for.
+        package var workersRequested: Int
         package var warmup: Int
         package var runs: Int
 
         /// Creates a workload description.
         package init(
             width: Int, height: Int, region: String, center: [Double]?, zoom: Double?, iterations: Int, color: String,
-            kernel: String, split: String, tile: String, workers: Int, warmup: Int, runs: Int
+            kernel: String, split: String, tile: String, workers: Int, workersRequested: Int? = nil, warmup: Int,
+            runs: Int
         ) {
             self.width = width
             self.height = height
@@ -35,6 +39,7 @@ package struct ComparisonExport: Encodable {
             self.split = split
             self.tile = tile
             self.workers = workers
+            self.workersRequested = workersRequested ?? workers
             self.warmup = warmup
             self.runs = runs
         }

@@ -166,4 +166,31 @@ struct AgreeingReportTests {
             #expect(cpu <= 2 * (wall + write) + 0.02, "run \(run): cpu \(cpu) s in \(wall) s + \(write) s")
         }
     }
+
+    @Test("workers are the workers the plan keeps busy in every output: compare's header, its rows and its JSON")
+    func workersAgree() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // One 64x48 tile: the plan keeps one worker busy, whatever --workers asks.
+        let compare = try MandelProcess.run(
+            [
+                "compare", "--size", "64x48", "--workers", "2", "--runs", "1", "--warmup", "0", "--strategies", "gcd",
+                "--json", "c.json",
+            ], in: folder)
+        #expect(compare.status == 0, "\(compare.standardError)")
+        #expect(compare.standardOutput.contains("1 worker (2 asked"), "\(compare.standardOutput)")
+        #expect(!compare.standardOutput.contains("2 workers"), "\(compare.standardOutput)")
+        let json = try jsonObject(atPath: folder + "/c.json")
+        let workload = try #require(json["workload"] as? [String: Any])
+        #expect(workload["workers"] as? Int == 1 && workload["workers_requested"] as? Int == 2, "\(workload)")
+        for result in try #require(json["results"] as? [[String: Any]]) {
+            #expect(result["workers"] as? Int == 1, "\(result["strategy"] ?? "")")
+        }
+        let render = try Self.report(["render", "--size", "64x48", "--workers", "2", "-o", "r.png"], in: folder)
+        #expect(render["workers"] as? Int == 1 && render["workers_requested"] as? Int == 2)
+        // Busy time is per thread that ran tiles: as many entries as threads, and never fewer than workers.
+        let busy = try #require(render["worker_busy_seconds"] as? [Double])
+        let threads = try #require(render["threads_used"] as? Int)
+        #expect(busy.count == max(threads, 1), "\(busy.count) entries for \(threads) threads")
+    }
 }

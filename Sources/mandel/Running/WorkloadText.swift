@@ -12,7 +12,7 @@ enum WorkloadText {
             case .view(let viewport): "center \(viewport.centerReal),\(viewport.centerImaginary), zoom \(viewport.zoom)"
             }
         let split = axis == .tile ? "tiles (swept)" : job.splitLabel
-        let workers = axis == .workers ? "workers swept" : "\(job.workers) workers"
+        let workers = axis == .workers ? "workers swept" : Self.workers(job)
         return
             "\(job.size), \(region), \(job.iterations) iterations, \(job.colorScheme.rawValue), \(split), \(workers), "
             + "\(job.kernel.rawValue) kernel; \(warmup) warm-up + \(runs) counted runs each, interleaved"
@@ -81,6 +81,15 @@ enum WorkloadText {
             center: viewport.map { [$0.centerReal, $0.centerImaginary] },
             zoom: viewport?.zoom,
             iterations: job.iterations, color: job.colorScheme.rawValue, kernel: job.kernel.rawValue,
-            split: job.split.rawValue, tile: job.tileSize.description, workers: job.workers, warmup: warmup, runs: runs)
+            split: job.split.rawValue, tile: job.tileSize.description, workers: job.plan().workerCount,
+            workersRequested: job.workers, warmup: warmup, runs: runs)
+    }
+
+    /// The workers the plan keeps busy, as every output states them (docs/reliability.md,
+    /// "What workers means"), and the request when the plan keeps fewer busy.
+    static func workers(_ job: RenderJob) -> String {
+        let planned = job.plan().workerCount
+        let text = "\(planned) worker\(planned == 1 ? "" : "s")"
+        return planned == job.workers ? text : text + " (\(job.workers) asked; no more than a band has tiles)"
     }
 }
