@@ -302,6 +302,39 @@ struct SignalClassTests {
         #expect(process.terminationStatus == 0, "\(errorText)")
         #expect(contents(of: folder) == ["done.png"], "\(contents(of: folder))")
     }
+
+    @Test(
+        "compare and sweep finishing within SIGTERM's grace say so, as render does: exit 0, a note, every output",
+        arguments: [
+            (["compare", "--strategies", "gcd", "--json", "out.json"], "the comparison"),
+            (["sweep", "--workers", "1,2", "--json", "out.json"], "the sweep"),
+        ])
+    func terminatedWithinGrace(arguments: [String], work: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Half a second or more of runs after the header line, well inside a 60-second grace.
+        let process = try MandelProcess.start(
+            arguments + [
+                "--size", "200x150", "--center", "-0.1225,0.7449", "--iterations", "20000", "--runs", "3",
+                "--grace", "60",
+            ], in: folder)
+        let output = (process.standardOutput as! Pipe).fileHandleForReading
+        var seen = Data()
+        while !seen.contains(UInt8(ascii: "\n")) {
+            let chunk = output.availableData
+            if chunk.isEmpty { break }
+            seen.append(chunk)
+        }
+        #expect(process.isRunning, "\(work) finished before SIGTERM")
+        process.terminate()
+        _ = output.readDataToEndOfFile()
+        let errorText = String(
+            decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        try MandelProcess.waitForExit(process, waitingFor: "mandel to exit after SIGTERM", deadline: 60)
+        #expect(process.terminationStatus == 0, "\(errorText)")
+        #expect(errorText.contains("terminated: finished \(work) within the grace period"), "\(errorText)")
+        #expect(contents(of: folder) == ["out.json"], "\(contents(of: folder))")
+    }
 }
 
 extension MandelProcess {

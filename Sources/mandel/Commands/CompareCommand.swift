@@ -143,7 +143,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     func run() async throws {
         let job = RenderJob(view: options.view, work: options.work)
         let resultCount = measurement.outputs.count
-        try await CommandRun.perform(grace: measurement.grace) { watch in
+        try await CommandRun.perform(grace: measurement.grace, finishing: "the comparison") { watch in
             let chartCount = behaviourCharts.count
             let paths = outputs.map(\.path)
             try await CommandRun.publishing(paths, watch: watch) { files in

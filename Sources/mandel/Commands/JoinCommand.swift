@@ -39,7 +39,7 @@ struct JoinCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     func run() async throws {
-        try await CommandRun.perform(grace: 5) { watch in
+        try await CommandRun.perform(grace: 5, finishing: "the join") { watch in
             let start = MonotonicClock.nanoseconds()
             let join = try PartJoin(paths: partFiles)
             try await CommandRun.publishing([output], watch: watch) { files in

@@ -134,7 +134,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             case .mergeBatch: options.sharing.mergeBatch!.map(Double.init)
             }
         let template = RenderJob(view: options.view, work: options.work)
-        try await CommandRun.perform(grace: measurement.grace) { watch in
+        try await CommandRun.perform(grace: measurement.grace, finishing: "the sweep") { watch in
             try await CommandRun.publishing(outputs.map(\.path), watch: watch) { files in
                 try await sweep(template: template, axis: axis, values: values, files: files, watch: watch)
             }

@@ -24,12 +24,22 @@ enum CommandRun {
         let description: String
     }
 
+    /// Runs `body` under a signal watch with `grace` seconds after SIGTERM; a run that finishes
+    /// within the grace says so on standard error (``SignalWatch/terminationNote``, or that
+    /// `work` finished), as every command that takes `--grace` does.
     @MainActor
-    static func perform(grace: Double, _ body: @MainActor (SignalWatch) async throws -> Void) async throws {
+    static func perform(
+        grace: Double, finishing work: String = "the work", _ body: @MainActor (SignalWatch) async throws -> Void
+    ) async throws {
         let watch = SignalWatch(grace: grace)
         defer { watch.stop() }
         do {
             try await body(watch)
+            if watch.wasAskedToTerminate {
+                printError(
+                    watch.terminationNote
+                        ?? "terminated: finished \(work) within the grace period and wrote every output")
+            }
         } catch let exit as ExitCode {
             throw exit
         } catch {

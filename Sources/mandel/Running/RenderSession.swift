@@ -50,9 +50,8 @@ struct RenderSession {
         // Standard output carries a file (-o -, --trace -): the report goes to standard error.
         try HumanReport(toStandardError: paths.contains(where: OutputFile.namesStandardOutput)).line(
             outputs.json ? summary.json : summary.line)
-        if watch.wasAskedToTerminate {
-            printError("terminated: finished the render within the grace period and wrote \(summary.facts.outputName)")
-        }
+        watch.terminationNote =
+            "terminated: finished the render within the grace period and wrote \(summary.facts.outputName)"
     }
 
     /// Renders into the opened files and returns the report, once every file is complete.

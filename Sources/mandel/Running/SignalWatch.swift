@@ -45,6 +45,9 @@ final class SignalWatch: @unchecked Sendable {
 
     /// The flag every render of this command watches.
     let cancellation = CancellationFlag()
+    /// What to say on standard error when the work finished within SIGTERM's grace, if more
+    /// than ``CommandRun/perform(grace:finishing:_:)``'s words (set on the main actor).
+    var terminationNote: String?
     private let queue = DispatchQueue(label: "mandel.signals")
     private var sources: [any DispatchSourceRead] = []
     private let stopSignal = Atomic<Int32>(0)
