@@ -71,6 +71,46 @@ struct DeepZoomCommandTests {
         #expect(result.standardOutput.contains("so 2 workers are at most"))
     }
 
+    @Test("--json gives the precision and, for a deep view, the serial parts' times, their share and its bound")
+    func deepJSON() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let deep = try MandelProcess.run(
+            [
+                "render", "--size", "48x32", "--center", "-1.7685,0.0035", "--zoom", "1e20", "--iterations", "2000",
+                "--json", "-o", "p.png",
+            ], in: folder)
+        #expect(deep.status == 0, "\(deep.standardError)")
+        let fields = try #require(
+            try JSONSerialization.jsonObject(with: Data(deep.standardOutput.utf8)) as? [String: Any])
+        #expect(fields["precision"] as? String == "perturbation")
+        #expect(fields["bla"] as? Bool == true)
+        #expect(fields["extended_exponent"] as? Bool == false)
+        let wall = try #require(fields["wall_seconds"] as? Double)
+        let orbit = try #require(fields["orbit_seconds"] as? Double)
+        let table = try #require(fields["table_seconds"] as? Double)
+        let pixels = try #require(fields["pixel_seconds"] as? Double)
+        #expect(orbit > 0 && table >= 0 && pixels > 0 && orbit + table + pixels <= wall * 1.0001)
+        #expect(abs(orbit + table + pixels - wall) < 1e-6 * max(1, wall))
+        let steps = try #require(fields["orbit_steps"] as? Int)
+        #expect(steps > 0 && steps <= 2000)
+        let bits = try #require(fields["precision_bits"] as? Int)
+        #expect(bits > 66 && bits < 200)
+        let share = try #require(fields["serial_share"] as? Double)
+        #expect(share > 0 && share < 1 && abs(share - (orbit + table) / wall) < 1e-9)
+        let bound = try #require(fields["two_worker_bound"] as? Double)
+        #expect(abs(bound - 1 / (share + (1 - share) / 2)) < 1e-9 && bound >= 1 && bound <= 2)
+
+        let shallow = try MandelProcess.run(["render", "--size", "24x16", "--json", "-o", "q.png"], in: folder)
+        #expect(shallow.status == 0, "\(shallow.standardError)")
+        let plain = try #require(
+            try JSONSerialization.jsonObject(with: Data(shallow.standardOutput.utf8)) as? [String: Any])
+        #expect(plain["precision"] as? String == "double")
+        for key in ["bla", "orbit_seconds", "table_seconds", "pixel_seconds", "serial_share", "two_worker_bound"] {
+            #expect(plain[key] is NSNull, "\(key)")
+        }
+    }
+
     @Test("zooms and centres of any length are read exactly: 1.333e1086 and 1,100 digits")
     func anyLength() throws {
         let folder = temporaryFolder()

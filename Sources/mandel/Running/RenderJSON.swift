@@ -60,6 +60,21 @@ struct RenderJSON: Encodable {
     @OrNull var mergeWaitSeconds: Double?
     let helperCrashes: Int
     let workRetried: Int
+    /// `double` or `perturbation`: how the pixels were computed.
+    let precision: String
+    /// Deep views only (null otherwise): the table of bilinear approximations on or off.
+    @OrNull var bla: Bool?
+    /// The serial parts of a deep render, before any pixel: the reference orbit in MPFR and the table.
+    @OrNull var orbitSeconds: Double?
+    @OrNull var orbitSteps: Int?
+    @OrNull var precisionBits: Int?
+    @OrNull var extendedExponent: Bool?
+    @OrNull var tableSeconds: Double?
+    /// The wall time less the serial parts.
+    @OrNull var pixelSeconds: Double?
+    /// The serial parts' share of the wall time, and what it leaves two workers (Amdahl's law).
+    @OrNull var serialShare: Double?
+    @OrNull var twoWorkerBound: Double?
 
     init(_ summary: RenderSummary) {
         let (facts, report, behaviour) = (summary.facts, summary.report, summary.behaviour)
@@ -120,5 +135,18 @@ struct RenderJSON: Encodable {
         mergeWaitSeconds = report.merge?.waitSeconds
         helperCrashes = report.helperCrashes
         workRetried = report.workRetried
+        precision = job.deep == nil ? PrecisionMode.double.rawValue : PrecisionMode.perturbation.rawValue
+        bla = job.deep?.usesTable
+        if let phases = report.deepPhases {
+            let share = DeepText.serialShare(phases, wallSeconds: report.wallSeconds)
+            orbitSeconds = phases.orbitSeconds
+            orbitSteps = phases.orbitLength
+            precisionBits = phases.precisionBits
+            extendedExponent = phases.extendedExponent
+            tableSeconds = phases.tableSeconds
+            pixelSeconds = max(0, report.wallSeconds - phases.orbitSeconds - phases.tableSeconds)
+            serialShare = share
+            twoWorkerBound = DeepText.amdahlBound(serialShare: share, workers: 2)
+        }
     }
 }
