@@ -199,4 +199,40 @@ struct AgreeingReportTests {
         let threads = try #require(render["threads_used"] as? Int)
         #expect(busy.count == max(threads, 1), "\(busy.count) entries for \(threads) threads")
     }
+
+    @Test("the line says the preview was written exactly when it is there, whenever the cancel comes")
+    func previewLineAfterCancel() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for asked in [0, 1, 2, 4, 8, 16, 40] {
+            let result = try MandelProcess.run(
+                [
+                    "render", "--size", "400x300", "--iterations", "20000", "--preview", "8", "--preview-output",
+                    "p.png", "-o", "q.png", "--cancel-after", "\(asked)",
+                ], in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+            let placed = FileManager.default.fileExists(atPath: folder + "/p.png")
+            let says = result.standardOutput.contains("only the preview written, to p.png")
+            #expect(
+                says == placed,
+                "--cancel-after \(asked): p.png \(placed ? "is" : "is not") there: \(result.standardOutput)")
+            try? FileManager.default.removeItem(atPath: folder + "/p.png")
+            try? FileManager.default.removeItem(atPath: folder + "/q.png")
+        }
+    }
+
+    @Test("a file size limit names the write that failed, the preview's when it came first, and a preview that stays")
+    func fileSizeLimitWithPreview() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let render = ["render", "--size", "400x300", "--preview", "4", "--preview-output", "p.png", "-o", "q.png"]
+        // 2,048 bytes: the preview (about 6 KB) fails first, and the picture with it.
+        let small = try MandelProcess.run(render, in: folder, launch: .init(shellSetup: "ulimit -f 4"))
+        expectRefusal(small, status: 74, mentioning: "could not write 'p.png'", leaving: folder)
+        // 29,696 bytes: the preview is put in place, the picture fails; the line says the preview stays.
+        let large = try MandelProcess.run(render, in: folder, launch: .init(shellSetup: "ulimit -f 58"))
+        expectRefusal(large, status: 74, mentioning: "could not write 'q.png'")
+        #expect(large.firstErrorLine.contains("only p.png was written"), "\(large.firstErrorLine)")
+        #expect(contents(of: folder) == ["p.png"], "\(contents(of: folder))")
+    }
 }

@@ -48,15 +48,17 @@ enum CommandRun {
                 printError(watch.stopMessage)
                 throw ExitCode(watch.exitStatus)
             }
+            // A file put in place before the failure (a preview) stays: the line says so.
+            let left = watch.placedEarlyClause
             switch error {
             case let failure as PartJoinError:
-                printError(failure.description)
+                printError(failure.description + left)
                 throw ExitCode(failure.exitCode)
             case let failure as ImageFileError:
-                printError(failure.description)
+                printError(failure.description + left)
                 throw ExitCode(failure.exitCode)
             case let failure as RenderFailure:
-                printError(failure.description)
+                printError(failure.description + left)
                 throw ExitCode(failure.exitCode)
             case let mismatch as PixelMismatch:
                 printError(mismatch.description)

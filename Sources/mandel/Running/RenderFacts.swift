@@ -130,6 +130,8 @@ struct RenderSummary {
     let writeSeconds: Double
     let checksum: UInt64
     let behaviour: RunBehaviour
+    /// Whether `--preview-output` was put in place (it stays when the full picture is cancelled).
+    var previewPlaced = false
     let peakResidentBytes = ProcessSnapshot.peakResidentBytes
 
     /// The one line `mandel render` prints.
@@ -141,7 +143,7 @@ struct RenderSummary {
                 + "\(NumberFormat.seconds(cancel.latencySeconds)) later, \(cancel.tilesStartedAfter) tiles started "
                 + "after the request, cpu \(NumberFormat.seconds(cancel.cpuAfterSeconds)) after it, "
                 + "\(cancel.threadsRunningAfter) threads still running" + behaviourText
-                + (facts.previewOutput != nil && report.firstPictureSeconds != nil
+                + (previewPlaced
                     ? "; only the preview written, to \(Display.path(facts.previewOutput!))" : "; no picture written")
         }
         var line =

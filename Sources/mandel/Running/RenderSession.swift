@@ -113,8 +113,13 @@ struct RenderSession {
             meter.finish()
         } catch {
             meter.finish()
-            // The preview's writer lets go of its file before the outputs are discarded.
-            try? await previewWriter?.drain()
+            // The preview's writer lets go of its file before the outputs are discarded. The
+            // preview is written first: when its write failed too, its failure came first.
+            if let previewWriter {
+                do { try await previewWriter.drain() } catch let previewFailure as ImageFileError {
+                    throw previewFailure
+                } catch {}
+            }
             throw error
         }
         try await previewWriter?.drain()
@@ -124,7 +129,8 @@ struct RenderSession {
         if outcome.wasCancelled {
             throw CancelledOnPurpose(
                 summary: RenderSummary(
-                    facts: facts, report: report, writeSeconds: 0, checksum: 0, behaviour: outcome.behaviour))
+                    facts: facts, report: report, writeSeconds: 0, checksum: 0, behaviour: outcome.behaviour,
+                    previewPlaced: outputs.previewOutput.map(watch.wasPlacedEarly) ?? false))
         }
         if previewFile != nil && report.firstPictureSeconds == nil {
             // A preview that never came (a failed render throws before this) is a bug, not a silent loss.

@@ -174,6 +174,18 @@ final class SignalWatch: @unchecked Sendable {
     /// Notes a file put in place before the run's end, for the stop message.
     func placedEarly(_ path: String) { placedEarly.withLock { $0.append(path) } }
 
+    /// The clause a failure's line ends with when a file was put in place before it (a
+    /// preview, which stays): empty when none was.
+    var placedEarlyClause: String {
+        let placed = placedEarly.withLock { $0 }
+        guard !placed.isEmpty else { return "" }
+        return "; only " + placed.map(Display.path).joined(separator: ", ")
+            + " was written (put in place when it was ready)"
+    }
+
+    /// Whether `path` was put in place before the run's other outputs (a preview).
+    func wasPlacedEarly(_ path: String) -> Bool { placedEarly.withLock { $0.contains(path) } }
+
     /// The line for the current stop.
     var stopMessage: String {
         Self.describe(stopSignal.load(ordering: .relaxed), placedEarly: placedEarly.withLock { $0 })
