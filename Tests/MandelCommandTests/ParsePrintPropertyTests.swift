@@ -57,43 +57,43 @@ struct ParsePrintPropertyTests {
                 "--julia", "\(number(juliaRe)),\(number(juliaIm))",
             ]
             guard let command = Self.parse(arguments) else { return }
-            #expect(command.workload.view.size == PixelSize(width: width, height: height))
-            #expect(command.workload.work.tile == [TileSize(width: tile.0, height: tile.1)])
-            #expect(command.workload.view.center?.real == re && command.workload.view.center?.imaginary == im)
-            #expect(command.workload.view.zoom?.value == zoom)
-            #expect(command.workload.view.iterations == iterations)
-            #expect(command.workload.view.paletteCycle == cycle && command.workload.view.paletteOffset == offset)
-            #expect(command.workload.view.supersample == supersample && command.workload.work.workers == [workers])
-            #expect(command.workload.behaviour.heartbeat.milliseconds == heartbeat)
+            #expect(command.view.size == PixelSize(width: width, height: height))
+            #expect(command.work.tile == [TileSize(width: tile.0, height: tile.1)])
+            #expect(command.view.center?.real == re && command.view.center?.imaginary == im)
+            #expect(command.view.zoom?.value == zoom)
+            #expect(command.view.iterations == iterations)
+            #expect(command.view.paletteCycle == cycle && command.view.paletteOffset == offset)
+            #expect(command.view.supersample == supersample && command.work.workers == [workers])
+            #expect(command.behaviour.heartbeat.milliseconds == heartbeat)
             #expect(
-                command.workload.behaviour.tileWait == [tileWait]
-                    && command.workload.behaviour.cancelAfter == cancelAfter)
-            #expect(command.grace == grace && command.workload.firstPicture.preview == preview)
-            #expect(command.workload.view.julia?.real == juliaRe && command.workload.view.julia?.imaginary == juliaIm)
+                command.behaviour.tileWait == [tileWait]
+                    && command.behaviour.cancelAfter == cancelAfter)
+            #expect(command.grace == grace && command.firstPicture.preview == preview)
+            #expect(command.view.julia?.real == juliaRe && command.view.julia?.imaginary == juliaIm)
             // And printed again, from what was parsed, it parses to the same command.
             let again = try? RenderCommand.parse([
-                "--size", "\(command.workload.view.size.width)x\(command.workload.view.size.height)",
-                "--tile", "\(command.workload.work.tile![0].width)x\(command.workload.work.tile![0].height)",
-                "--center", "\(command.workload.view.center!.real),\(command.workload.view.center!.imaginary)",
-                "--zoom", "\(command.workload.view.zoom!.value)", "--iterations",
-                "\(command.workload.view.iterations!)",
-                "--palette-cycle", "\(command.workload.view.paletteCycle!)", "--palette-offset",
-                "\(command.workload.view.paletteOffset!)",
-                "--supersample", "\(command.workload.view.supersample!)", "--workers",
-                "\(command.workload.work.workers![0])",
-                "--heartbeat", "\(command.workload.behaviour.heartbeat.milliseconds!)",
-                "--tile-wait", "\(command.workload.behaviour.tileWait[0])", "--cancel-after",
-                "\(command.workload.behaviour.cancelAfter!)",
-                "--grace", "\(command.grace)", "--preview", "\(command.workload.firstPicture.preview!)",
-                "--julia", "\(command.workload.view.julia!.real),\(command.workload.view.julia!.imaginary)",
+                "--size", "\(command.view.size.width)x\(command.view.size.height)",
+                "--tile", "\(command.work.tile![0].width)x\(command.work.tile![0].height)",
+                "--center", "\(command.view.center!.real),\(command.view.center!.imaginary)",
+                "--zoom", "\(command.view.zoom!.value)", "--iterations",
+                "\(command.view.iterations!)",
+                "--palette-cycle", "\(command.view.paletteCycle!)", "--palette-offset",
+                "\(command.view.paletteOffset!)",
+                "--supersample", "\(command.view.supersample!)", "--workers",
+                "\(command.work.workers![0])",
+                "--heartbeat", "\(command.behaviour.heartbeat.milliseconds!)",
+                "--tile-wait", "\(command.behaviour.tileWait[0])", "--cancel-after",
+                "\(command.behaviour.cancelAfter!)",
+                "--grace", "\(command.grace)", "--preview", "\(command.firstPicture.preview!)",
+                "--julia", "\(command.view.julia!.real),\(command.view.julia!.imaginary)",
             ])
             // The numbers round-trip; their texts may be spelled differently.
             #expect(
-                again?.workload.view.center?.real == command.workload.view.center?.real
-                    && again?.workload.view.center?.imaginary == command.workload.view.center?.imaginary
-                    && again?.workload.view.zoom?.value == command.workload.view.zoom?.value)
+                again?.view.center?.real == command.view.center?.real
+                    && again?.view.center?.imaginary == command.view.center?.imaginary
+                    && again?.view.zoom?.value == command.view.zoom?.value)
             #expect(
-                again?.workload.behaviour.cancelAfter == command.workload.behaviour.cancelAfter
+                again?.behaviour.cancelAfter == command.behaviour.cancelAfter
                     && again?.grace == command.grace)
         }
     }
@@ -106,7 +106,7 @@ struct ParsePrintPropertyTests {
                 "\(batch) ",
             ]
             guard let command = Self.parse(arguments) else { return }
-            #expect(command.workload.sharing.sharing == HistogramSharing(merge: merge, batch: batch))
+            #expect(command.sharing.sharing == HistogramSharing(merge: merge, batch: batch))
         }
     }
 

@@ -185,16 +185,16 @@ struct ParsingTests {
             "--zoom", " 2", "--center", " -0.5 , 0 ", "--size", " 64 x 48 ", "--iterations", "100 ", "--workers", " 2",
             "--palette", "#ff0000, #00ff00", "--palette-cycle", "1.5e1", "--color", " smooth", "--strategy", " tasks",
         ])
-        #expect(render.workload.view.zoom == DecimalValue(value: 2, text: "2"))
+        #expect(render.view.zoom == DecimalValue(value: 2, text: "2"))
         #expect(
-            render.workload.view.center == ComplexValue(real: -0.5, imaginary: 0, realText: "-0.5", imaginaryText: "0"))
-        #expect(render.workload.view.size == PixelSize(width: 64, height: 48))
+            render.view.center == ComplexValue(real: -0.5, imaginary: 0, realText: "-0.5", imaginaryText: "0"))
+        #expect(render.view.size == PixelSize(width: 64, height: 48))
         #expect(
-            render.workload.view.iterations == 100 && render.workload.work.workers == [2]
-                && render.workload.view.paletteCycle == 15)
+            render.view.iterations == 100 && render.work.workers == [2]
+                && render.view.paletteCycle == 15)
         #expect(render.strategy.strategy.name == "tasks")
         let sweep = try SweepCommand.parse(["--workers", "1, 2 ,4", "--size", "64x48"])
-        #expect(sweep.options.work.workers == [1, 2, 4])
+        #expect(sweep.work.workers == [1, 2, 4])
         for hex in [
             ["--zoom", "0x10"], ["--workers", "0x2"], ["--size", "0x10x10"], ["--center", "0x1,0"],
             ["--grace", "0x1p1"],
@@ -206,7 +206,7 @@ struct ParsingTests {
     @Test("every output of a run states the same worker count: the workers the plan keeps busy")
     func factsAgree() throws {
         let command = try RenderCommand.parse(["--size", "60x40", "--workers", "1024"])
-        let job = RenderJob(view: command.workload.view, work: command.workload.work)
+        let job = RenderJob(view: command.view, work: command.work)
         let strategy = command.strategy.strategy
         let facts = RenderFacts(
             job: job, strategy: strategy, plan: job.plan(), bandRows: nil, format: .png, output: "x.png")

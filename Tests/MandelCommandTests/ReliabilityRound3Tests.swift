@@ -16,14 +16,14 @@ struct InputRuleTests {
             "--palette", " classic ", "--color", " smooth ", "--split", "\ttiles ", "--order", " centre ",
             "--compression", " fast ", "--kernel", " scalar ",
         ])
-        #expect(render.workload.view.palette != nil && render.workload.work.orders == [.centre])
-        #expect(try RenderCommand.parse(["--palette", " fire "]).workload.view.palette != nil)
+        #expect(render.view.palette != nil && render.work.orders == [.centre])
+        #expect(try RenderCommand.parse(["--palette", " fire "]).view.palette != nil)
     }
 
     @Test("centre and center are one word wherever one is accepted", arguments: ["center", " center", "centre"])
     func bothSpellings(word: String) throws {
-        #expect(try RenderCommand.parse(["--order", word]).workload.work.orders == [.centre])
-        #expect(try CompareCommand.parse(["--order", "rows,\(word)"]).options.work.orders == [.rows, .centre])
+        #expect(try RenderCommand.parse(["--order", word]).work.orders == [.centre])
+        #expect(try CompareCommand.parse(["--order", "rows,\(word)"]).work.orders == [.rows, .centre])
         // Both spellings in one list are the same order twice, which every list refuses.
         let twice = refusal(CompareCommand.self, ["--order", "centre,\(word)"])
         #expect(twice?.status == 64 && twice?.message.contains("--order lists centre more than once") == true)

@@ -22,8 +22,24 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
             """
     )
 
-    @OptionGroup
-    var options: WorkloadOptions
+    // Declared in each command, not nested in one shared group: swift-argument-parser's debug
+    // build checks every group each time it parses, once more for each level of nesting,
+    // and a nested group cost 0.1 s of processor time per run of the debug binary (which the
+    // tests start about 750 times).
+    @OptionGroup(title: "View")
+    var view: ViewOptions
+
+    @OptionGroup(title: "Work split")
+    var work: WorkOptions
+
+    @OptionGroup(title: "Behaviour")
+    var behaviour: BehaviourOptions
+
+    @OptionGroup(title: "Sharing the histogram")
+    var sharing: SharingOptions
+
+    @OptionGroup(title: "First picture")
+    var firstPicture: PreviewOptions
 
     @OptionGroup(title: "Measurement")
     var measurement: MeasurementOptions
@@ -87,29 +103,29 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     var workerThreads: Int {
-        let plan = RenderJob(view: options.view, work: options.work).plan()
+        let plan = RenderJob(view: view, work: work).plan()
         return entries.map { $0.strategy.threadsStarted(for: plan) }.max() ?? 0
     }
 
     mutating func validate() throws {
-        try options.view.validateFitsInMemory(because: "mandel compare keeps whole pictures in memory")
-        try options.work.validateSingleValues(command: "compare", size: options.view.size)
+        try view.validateFitsInMemory(because: "mandel compare keeps whole pictures in memory")
+        try work.validateSingleValues(command: "compare", size: view.size)
         try validateDistinctOutputs(outputs)
-        try options.behaviour.validateSingleWait(command: "compare")
-        try options.sharing.validate(for: options.view.colorScheme, command: "compare", lists: ["--merge"])
-        try options.firstPicture.validate(colorScheme: options.view.colorScheme)
-        try options.work.validateOrder(
-            command: "compare", size: options.view.size,
-            format: options.view.colorScheme.pixelFormat(supersampling: options.view.samplesPerAxis),
+        try behaviour.validateSingleWait(command: "compare")
+        try sharing.validate(for: view.colorScheme, command: "compare", lists: ["--merge"])
+        try firstPicture.validate(colorScheme: view.colorScheme)
+        try work.validateOrder(
+            command: "compare", size: view.size,
+            format: view.colorScheme.pixelFormat(supersampling: view.samplesPerAxis),
             allowsList: true)
-        if latencyChart != nil && options.behaviour.heartbeatNanoseconds == nil {
+        if latencyChart != nil && behaviour.heartbeatNanoseconds == nil {
             throw ValidationError("--latency-chart draws what the heartbeat measures; remove --heartbeat off")
         }
-        if firstPictureChart != nil && options.firstPicture.preview == nil {
+        if firstPictureChart != nil && firstPicture.preview == nil {
             throw ValidationError(
                 "--first-picture-chart draws when the preview came; add --preview with a number of pixels")
         }
-        if heartbeatOverhead && options.behaviour.heartbeatNanoseconds == nil {
+        if heartbeatOverhead && behaviour.heartbeatNanoseconds == nil {
             throw ValidationError("--heartbeat-overhead measures the heartbeat against none; remove --heartbeat off")
         }
     }
@@ -117,16 +133,16 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     /// The rows, in order.
     var entries: [MeasurementSession.Entry] {
         MeasurementSession.Entry.grid(
-            measurement.strategyList, orders: options.work.orders, sharings: options.sharing.sharings())
+            measurement.strategyList, orders: work.orders, sharings: sharing.sharings())
             + (progressOverhead
                 ? [
                     MeasurementSession.Entry(
-                        strategy: StrategyCatalog.recommended, reportsProgress: true, sharing: options.sharing.sharing)
+                        strategy: StrategyCatalog.recommended, reportsProgress: true, sharing: sharing.sharing)
                 ] : [])
             + (heartbeatOverhead
                 ? [
                     MeasurementSession.Entry(
-                        strategy: StrategyCatalog.recommended, heartbeat: false, sharing: options.sharing.sharing)
+                        strategy: StrategyCatalog.recommended, heartbeat: false, sharing: sharing.sharing)
                 ]
                 : [])
     }
@@ -141,7 +157,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     func run() async throws {
-        let job = RenderJob(view: options.view, work: options.work)
+        let job = RenderJob(view: view, work: work)
         let resultCount = measurement.outputs.count
         try await CommandRun.perform(grace: measurement.grace, finishing: "the comparison") { watch in
             let chartCount = behaviourCharts.count
@@ -162,28 +178,28 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         let report = measurement.report
         try report.line(
             WorkloadText.describe(job, warmup: measurement.warmup, runs: measurement.runs)
-                + WorkloadText.describe(options.behaviour) + WorkloadText.describe(options.sharing, for: job))
+                + WorkloadText.describe(behaviour) + WorkloadText.describe(sharing, for: job))
         let entries = self.entries
         let session = MeasurementSession(
             entries: entries, job: job, warmup: measurement.warmup, runs: measurement.runs,
-            cancellation: watch.cancellation, behaviour: options.behaviour, previewEvery: options.firstPicture.preview)
+            cancellation: watch.cancellation, behaviour: behaviour, previewEvery: firstPicture.preview)
         let comparison = try await session.measure { entry, canvas, report in
             guard let index = entries.firstIndex(where: { $0.name == entry.name }), index < maps.count else { return }
             let title =
                 "\(entry.name), \(job.splitLabel), \(report.plannedWorkers) workers, wall \(NumberFormat.seconds(report.wallSeconds))"
             try PictureWriter.writePNG(OwnershipMap.draw(canvas: canvas, report: report, title: title), to: maps[index])
         }
-        if options.behaviour.cancelAfter == nil {
+        if behaviour.cancelAfter == nil {
             try ensureIdenticalPixels(comparison)
         }
         try report.line(ComparisonTable.render(comparison))
-        if options.behaviour.tileWaitMilliseconds > 0 || options.behaviour.cancelAfter != nil {
+        if behaviour.tileWaitMilliseconds > 0 || behaviour.cancelAfter != nil {
             try report.line("\n" + ComparisonTable.behaviour(comparison))
         }
-        if options.behaviour.cancelAfter != nil {
+        if behaviour.cancelAfter != nil {
             try report.line("runs cancelled on purpose: pixels not compared, checksums 0")
         }
-        if options.work.orders.contains(.centre) || options.firstPicture.preview != nil {
+        if work.orders.contains(.centre) || firstPicture.preview != nil {
             try report.line("\n" + ComparisonTable.order(comparison))
         }
         if comparison.results.contains(where: { $0.behaviour.merge != nil }) {
@@ -199,9 +215,9 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         for (file, output) in zip(charts, behaviourCharts) {
             let chart =
                 switch output.kind {
-                case .threads: Charts.threads(comparison, job: job, workload: WorkloadText.describe(options.behaviour))
-                case .latency: Charts.latency(comparison, job: job, workload: WorkloadText.describe(options.behaviour))
-                case .firstPicture: Charts.firstPicture(comparison, job: job, every: options.firstPicture.preview ?? 0)
+                case .threads: Charts.threads(comparison, job: job, workload: WorkloadText.describe(behaviour))
+                case .latency: Charts.latency(comparison, job: job, workload: WorkloadText.describe(behaviour))
+                case .firstPicture: Charts.firstPicture(comparison, job: job, every: firstPicture.preview ?? 0)
                 }
             try file.write(Array(chart.utf8))
         }

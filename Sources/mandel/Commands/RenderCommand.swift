@@ -29,8 +29,24 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     @OptionGroup
     var outputs: RenderOutputOptions
 
-    @OptionGroup
-    var workload: WorkloadOptions
+    // Declared in each command, not nested in one shared group: swift-argument-parser's debug
+    // build checks every group each time it parses, once more for each level of nesting,
+    // and a nested group cost 0.1 s of processor time per run of the debug binary (which the
+    // tests start about 750 times).
+    @OptionGroup(title: "View")
+    var view: ViewOptions
+
+    @OptionGroup(title: "Work split")
+    var work: WorkOptions
+
+    @OptionGroup(title: "Behaviour")
+    var behaviour: BehaviourOptions
+
+    @OptionGroup(title: "Sharing the histogram")
+    var sharing: SharingOptions
+
+    @OptionGroup(title: "First picture")
+    var firstPicture: PreviewOptions
 
     @OptionGroup(title: "Seeing the work")
     var visuals: VisualOptions
@@ -58,48 +74,48 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     var outputCount: Int { namedOutputs.count }
 
     var workerThreads: Int {
-        let job = RenderJob(view: workload.view, work: workload.work)
+        let job = RenderJob(view: view, work: work)
         return strategy.strategy.threadsStarted(for: job.plan(bandHeight: bandRows(for: job)))
     }
 
     mutating func validate() throws {
         try validateGrace(grace)
-        try batch.validateParts(outputs: outputs, workload: workload)
-        try batch.validateFrames(view: &workload.view)
-        try workload.work.validateSingleValues(command: "render", size: workload.view.size)
-        try workload.behaviour.validateSingleWait(command: "render")
-        try workload.sharing.validate(for: workload.view.colorScheme, command: "render", lists: [])
-        try workload.work.validateOrder(
-            command: "render", size: workload.view.size,
-            format: workload.view.colorScheme.pixelFormat(supersampling: workload.view.samplesPerAxis),
+        try batch.validateParts(outputs: outputs, view: view, firstPicture: firstPicture)
+        try batch.validateFrames(view: &view)
+        try work.validateSingleValues(command: "render", size: view.size)
+        try behaviour.validateSingleWait(command: "render")
+        try sharing.validate(for: view.colorScheme, command: "render", lists: [])
+        try work.validateOrder(
+            command: "render", size: view.size,
+            format: view.colorScheme.pixelFormat(supersampling: view.samplesPerAxis),
             allowsList: false)
-        try workload.firstPicture.validate(colorScheme: workload.view.colorScheme)
-        if outputs.previewOutput != nil && workload.firstPicture.preview == nil {
+        try firstPicture.validate(colorScheme: view.colorScheme)
+        if outputs.previewOutput != nil && firstPicture.preview == nil {
             throw ValidationError(
                 "--preview-output writes the preview; add --preview with a number of pixels, such as 4")
         }
-        if workload.firstPicture.preview != nil {
+        if firstPicture.preview != nil {
             if bandHeight != nil {
                 throw ValidationError("--preview comes before a picture rendered whole; remove --band-height")
             }
-            try workload.view.validateFitsInMemory(because: "--preview comes before a picture rendered whole in memory")
+            try view.validateFitsInMemory(because: "--preview comes before a picture rendered whole in memory")
         }
-        if workload.work.orders == [.centre] {
+        if work.orders == [.centre] {
             if bandHeight != nil {
                 throw ValidationError("--order centre needs the whole picture in memory; remove --band-height")
             }
-            try workload.view.validateFitsInMemory(because: "--order centre needs the whole picture in memory")
+            try view.validateFitsInMemory(because: "--order centre needs the whole picture in memory")
         }
-        try outputs.validate(for: workload.view)
+        try outputs.validate(for: view)
         if let bandHeight, bandHeight < 1 {
             throw ValidationError("--band-height must be a number of rows, 1 or more (got \(bandHeight))")
         }
-        if workload.view.deepView != nil && strategy.strategy.name == "process" {
+        if view.deepView != nil && strategy.strategy.name == "process" {
             throw ValidationError(
                 "--strategy process sends tiles to helper processes, which have no reference orbit yet; choose "
                     + "another strategy for a view rendered by perturbation")
         }
-        if visuals.counts != nil && workload.view.samplesPerAxis > 1 {
+        if visuals.counts != nil && view.samplesPerAxis > 1 {
             throw ValidationError(
                 "--counts writes one escape count per pixel; --supersample takes several, so remove one of them")
         }
@@ -109,7 +125,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
                     "--ownership-map, --cost-map and --counts need the whole picture in memory; remove --band-height "
                         + "or them")
             }
-            try workload.view.validateFitsInMemory(
+            try view.validateFitsInMemory(
                 because:
                     "--ownership-map, --cost-map and --counts need the whole picture in memory (without them, render "
                     + "streams it in bands)"
@@ -134,7 +150,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     /// picture when a map needs it; otherwise the core's choice for the job.
     func bandRows(for job: RenderJob) -> Int? {
         if let bandHeight { return min(bandHeight, job.size.height) }
-        if visuals.needsWholePicture || workload.work.orders == [.centre] || workload.firstPicture.preview != nil {
+        if visuals.needsWholePicture || work.orders == [.centre] || firstPicture.preview != nil {
             return nil
         }
         return job.standardBandHeight(
@@ -142,21 +158,21 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     func run() async throws {
-        let picture = RenderJob(view: workload.view, work: workload.work)
+        let picture = RenderJob(view: view, work: work)
         var job = picture
         var partRun: (index: Int, count: Int, pictureSize: ImageSize)?
         if let (index, count) = try batch.partSelection() {
-            let grid = batch.sliceGrid(for: workload.view)
+            let grid = batch.sliceGrid(for: view)
             job = picture.rows(grid.rowsRendered(for: grid.slices(ofPart: index, of: count)))
             partRun = (index, count, picture.size)
         }
         try await CommandRun.perform(grace: grace) { watch in
             var session = RenderSession(
                 job: job, strategy: strategy.strategy, outputs: outputs, visuals: visuals, bandRows: bandRows(for: job),
-                behaviour: workload.behaviour,
-                settings: workload.behaviour.settings(
-                    sharing: workload.sharing.sharing, order: workload.work.orders[0]),
-                preview: workload.firstPicture.preview, watch: watch)
+                behaviour: behaviour,
+                settings: behaviour.settings(
+                    sharing: sharing.sharing, order: work.orders[0]),
+                preview: firstPicture.preview, watch: watch)
             session.part = partRun
             try await session.run()
         }

@@ -45,8 +45,24 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             """
     )
 
-    @OptionGroup
-    var options: WorkloadOptions
+    // Declared in each command, not nested in one shared group: swift-argument-parser's debug
+    // build checks every group each time it parses, once more for each level of nesting,
+    // and a nested group cost 0.1 s of processor time per run of the debug binary (which the
+    // tests start about 750 times).
+    @OptionGroup(title: "View")
+    var view: ViewOptions
+
+    @OptionGroup(title: "Work split")
+    var work: WorkOptions
+
+    @OptionGroup(title: "Behaviour")
+    var behaviour: BehaviourOptions
+
+    @OptionGroup(title: "Sharing the histogram")
+    var sharing: SharingOptions
+
+    @OptionGroup(title: "First picture")
+    var firstPicture: PreviewOptions
 
     @OptionGroup(title: "Measurement")
     var measurement: MeasurementOptions
@@ -66,26 +82,26 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
 
     /// The most threads any point starts: at its largest worker count.
     var workerThreads: Int {
-        var job = RenderJob(view: options.view, work: options.work)
-        job.workers = options.work.workers?.max() ?? job.workers
+        var job = RenderJob(view: view, work: work)
+        job.workers = work.workers?.max() ?? job.workers
         return measurement.strategyList.map { $0.threadsStarted(for: job.plan()) }.max() ?? 0
     }
 
     mutating func validate() throws {
-        try options.view.validateFitsInMemory(because: "mandel sweep keeps whole pictures in memory")
-        try options.work.validateTiles(fitIn: options.view.size)
-        let workerList = options.work.workers ?? []
-        let tileList = options.work.tile ?? []
-        try options.sharing.validate(
-            for: options.view.colorScheme, command: "sweep", lists: ["--merge", "--merge-batch"])
-        try options.firstPicture.validate(colorScheme: options.view.colorScheme)
-        try options.work.validateOrder(
-            command: "sweep", size: options.view.size,
-            format: options.view.colorScheme.pixelFormat(supersampling: options.view.samplesPerAxis),
+        try view.validateFitsInMemory(because: "mandel sweep keeps whole pictures in memory")
+        try work.validateTiles(fitIn: view.size)
+        let workerList = work.workers ?? []
+        let tileList = work.tile ?? []
+        try sharing.validate(
+            for: view.colorScheme, command: "sweep", lists: ["--merge", "--merge-batch"])
+        try firstPicture.validate(colorScheme: view.colorScheme)
+        try work.validateOrder(
+            command: "sweep", size: view.size,
+            format: view.colorScheme.pixelFormat(supersampling: view.samplesPerAxis),
             allowsList: false)
-        let batchList = options.sharing.mergeBatch ?? []
+        let batchList = sharing.mergeBatch ?? []
         let lists = [
-            workerList.count > 1, tileList.count > 1, options.behaviour.tileWait.count > 1, batchList.count > 1,
+            workerList.count > 1, tileList.count > 1, behaviour.tileWait.count > 1, batchList.count > 1,
         ]
         .filter { $0 }.count
         if lists > 1 {
@@ -99,7 +115,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
                     + "(e.g. 0,1,5,20) or, with --color histogram, to --merge-batch (e.g. 1,16,256,4096)"
             )
         }
-        let waits = options.behaviour.tileWait
+        let waits = behaviour.tileWait
         if let repeated = ValueParsing.firstRepeated(waits) {
             throw ValidationError(
                 "--tile-wait lists \(NumberFormat.decimal(repeated)) more than once; each point of a sweep is measured once"
@@ -114,26 +130,26 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
                     "\(option) lists \(repeated) more than once; each point of a sweep is measured once")
             }
         }
-        if tileList.count > 1 && options.work.split != .tiles {
-            throw ValidationError("sweeping --tile needs --split tiles (got \(options.work.split.rawValue))")
+        if tileList.count > 1 && work.split != .tiles {
+            throw ValidationError("sweeping --tile needs --split tiles (got \(work.split.rawValue))")
         }
         try validateDistinctOutputs(outputs)
     }
 
     func run() async throws {
         let axis: SweepAxis =
-            (options.work.workers?.count ?? 0) > 1
+            (work.workers?.count ?? 0) > 1
             ? .workers
-            : (options.work.tile?.count ?? 0) > 1
-                ? .tile : (options.sharing.mergeBatch?.count ?? 0) > 1 ? .mergeBatch : .tileWait
+            : (work.tile?.count ?? 0) > 1
+                ? .tile : (sharing.mergeBatch?.count ?? 0) > 1 ? .mergeBatch : .tileWait
         let values: [Double] =
             switch axis {
-            case .workers: options.work.workers!.map(Double.init)
-            case .tile: options.work.tile!.map { Double($0.width) }
-            case .tileWait: options.behaviour.tileWait
-            case .mergeBatch: options.sharing.mergeBatch!.map(Double.init)
+            case .workers: work.workers!.map(Double.init)
+            case .tile: work.tile!.map { Double($0.width) }
+            case .tileWait: behaviour.tileWait
+            case .mergeBatch: sharing.mergeBatch!.map(Double.init)
             }
-        let template = RenderJob(view: options.view, work: options.work)
+        let template = RenderJob(view: view, work: work)
         try await CommandRun.perform(grace: measurement.grace, finishing: "the sweep") { watch in
             try await CommandRun.publishing(outputs.map(\.path), watch: watch) { files in
                 try await sweep(template: template, axis: axis, values: values, files: files, watch: watch)
@@ -150,26 +166,26 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             "sweep over \(axis.rawValue) \(values.map(NumberFormat.compact).joined(separator: ",")): "
                 + WorkloadText.describe(
                     template, warmup: measurement.warmup, runs: measurement.runs, sweeping: axis)
-                + (axis == .tileWait ? "" : WorkloadText.describe(options.behaviour))
-                + WorkloadText.describe(options.sharing, for: template, sweeping: axis))
+                + (axis == .tileWait ? "" : WorkloadText.describe(behaviour))
+                + WorkloadText.describe(sharing, for: template, sweeping: axis))
         var points: [SweepPoint] = []
         for value in values {
             var job = template
-            var pointBehaviour = options.behaviour
-            var sharings = options.sharing.sharings()
+            var pointBehaviour = behaviour
+            var sharings = sharing.sharings()
             switch axis {
             case .workers: job.workers = Int(value)
             case .tile: job.tileSize = TileSize(width: Int(value), height: Int(value))
-            case .tileWait: pointBehaviour = options.behaviour.waiting(value)
-            case .mergeBatch: sharings = options.sharing.sharings(batch: Int(value))
+            case .tileWait: pointBehaviour = behaviour.waiting(value)
+            case .mergeBatch: sharings = sharing.sharings(batch: Int(value))
             }
             let session = MeasurementSession(
                 entries: MeasurementSession.Entry.grid(
-                    measurement.strategyList, orders: options.work.orders, sharings: sharings), job: job,
+                    measurement.strategyList, orders: work.orders, sharings: sharings), job: job,
                 warmup: measurement.warmup, runs: measurement.runs, cancellation: watch.cancellation,
-                behaviour: pointBehaviour, previewEvery: options.firstPicture.preview)
+                behaviour: pointBehaviour, previewEvery: firstPicture.preview)
             let comparison = try await session.measure()
-            if options.behaviour.cancelAfter == nil { try ensureIdenticalPixels(comparison) }
+            if behaviour.cancelAfter == nil { try ensureIdenticalPixels(comparison) }
             points.append(SweepPoint(value: value, comparison: comparison))
         }
         try report.line(SweepTable.render(points, axis: axis))

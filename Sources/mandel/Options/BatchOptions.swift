@@ -53,7 +53,7 @@ struct BatchOptions: ParsableArguments {
     }
 
     /// Refuses up front what a part cannot be: everything else one machine renders works in parts.
-    func validateParts(outputs: RenderOutputOptions, workload: WorkloadOptions) throws {
+    func validateParts(outputs: RenderOutputOptions, view: ViewOptions, firstPicture: PreviewOptions) throws {
         guard part != nil else {
             if parts != nil {
                 throw ValidationError("--parts N is the count for --part auto; add --part auto, or remove --parts")
@@ -68,19 +68,19 @@ struct BatchOptions: ParsableArguments {
         if outputs.format == .pbm {
             throw ValidationError("--part writes a part of a PNG, for 'mandel join'; remove --format pbm")
         }
-        if workload.view.colorScheme == .histogram {
+        if view.colorScheme == .histogram {
             throw ValidationError(
                 "--color histogram spreads the palette over the whole picture's escape values, which no part sees "
                     + "alone; use --color smooth with parts, or render it on one machine")
         }
-        if workload.firstPicture.preview != nil {
+        if firstPicture.preview != nil {
             throw ValidationError("--preview shows a whole picture first; remove it with --part")
         }
         guard let (_, count) = try partSelection() else { return }
-        let grid = sliceGrid(for: workload.view)
+        let grid = sliceGrid(for: view)
         if count > grid.sliceCount {
             throw ValidationError(
-                "--part: a \(workload.view.size) picture is \(grid.sliceCount) compressed slice\(grid.sliceCount == 1 ? "" : "s") "
+                "--part: a \(view.size) picture is \(grid.sliceCount) compressed slice\(grid.sliceCount == 1 ? "" : "s") "
                     + "of \(grid.sliceRows) row\(grid.sliceRows == 1 ? "" : "s"), and a part is whole slices; "
                     + "cut it into at most \(grid.sliceCount) parts (got \(count))")
         }
