@@ -26,7 +26,8 @@ struct PartsPropertyTests {
             let short = names.filter { $0 != "p\(dropped)" }
             let refused = try MandelProcess.run(["join"] + short + ["-o", "short.png"], in: folder)
             #expect(refused.status == 65, "\(short): \(refused.standardError)")
-            #expect(refused.firstErrorLine.contains("part \(dropped) of \(count) is missing"), "\(refused.standardError)")
+            #expect(
+                refused.firstErrorLine.contains("part \(dropped) of \(count) is missing"), "\(refused.standardError)")
             #expect(!FileManager.default.fileExists(atPath: folder + "/short.png"))
         }
     }
