@@ -115,6 +115,27 @@ public enum ResourceLimits {
         return answers.min().map { max(0, $0) }
     }
 
+    /// Bytes of address space this process may still map under its address-space limit
+    /// (`ulimit -v`), or nil when it has none. Every thread's stack is mapped whole, and so is
+    /// each malloc arena's heap, whether or not it is ever touched.
+    public static func addressSpaceAvailable() -> Int? {
+        var limit = rlimit()
+        guard getrlimit(resource(RLIMIT_AS), &limit) == 0, limit.rlim_cur != unlimited else { return nil }
+        let status = SystemFile.text("/proc/self/status") ?? ""
+        let used = SystemFile.field("VmSize", in: status)?.split(separator: " ").first.flatMap { Int($0) } ?? 0
+        return max(0, Int(clamping: limit.rlim_cur) - used * 1024)
+    }
+
+    /// The address space a new thread's stack takes: glibc maps the soft stack limit
+    /// (`ulimit -s`), or 8 MiB when it is unlimited, and a guard page.
+    public static var threadStackBytes: Int {
+        var limit = rlimit()
+        let stack =
+            getrlimit(resource(RLIMIT_STACK), &limit) == 0 && limit.rlim_cur != unlimited
+            ? Int(clamping: limit.rlim_cur) : 8 << 20
+        return stack + Int(getpagesize())
+    }
+
     /// `RLIM_INFINITY`, which Swift imports as a literal it cannot fit in `rlim_t`.
     private static let unlimited = rlim_t.max
 

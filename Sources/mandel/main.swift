@@ -11,6 +11,7 @@ func run(_ command: sending any ParsableCommand) -> Never {
     let needs = command as? any ProcessNeeds
     ProcessStart.ensureFileDescriptors(forOutputs: needs?.outputCount ?? 0)
     ProcessStart.ensureThreads(forWorkers: needs?.workerThreads ?? 0)
+    ProcessStart.ensureAddressSpace(forWorkers: needs?.workerThreads ?? 0)
     guard let asynchronous = command as? any AsyncParsableCommand else {
         var synchronous = command
         do { try synchronous.run() } catch { InformationRequest.exit(withError: error) }

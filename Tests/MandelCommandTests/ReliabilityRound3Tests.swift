@@ -347,3 +347,44 @@ extension MandelProcess {
         return output
     }
 }
+
+@Suite("Reliability, round three: limits found before anything starts")
+struct LimitClassTests {
+    @Test("under an address-space limit a render runs at its speed: malloc's per-thread arenas no longer use it up")
+    func addressSpaceLimit() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for strategy in ["gcd", "thread"] {
+            let started = Date()
+            // 400,000,000 bytes (dash's ulimit -v counts KiB). On the old code libdispatch retried
+            // threads for 10–15 s in 2 runs of 3, and the thread strategy hung.
+            let result = try MandelProcess.run(
+                ["render", "--strategy", strategy, "--workers", "4", "-o", "a.png"], in: folder,
+                launch: .init(shellSetup: "ulimit -v 390625"), deadline: 60)
+            let seconds = Date().timeIntervalSince(started)
+            #expect(result.status == 0, "\(strategy): \(result.standardError)")
+            #expect(seconds < 8, "\(strategy): \(seconds) s for a render of about a second")
+        }
+    }
+
+    @Test("thread stacks that cannot fit the address space are refused at once: 71, one line, nothing written")
+    func threadStacksCounted() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--strategy", "thread", "--workers", "64", "-o", "a.png"], in: folder,
+            launch: .init(shellSetup: "ulimit -v 200000"), deadline: 60)
+        expectRefusal(result, status: 71, mentioning: "stacks of the 74 threads", leaving: folder)
+    }
+
+    @Test("a process limit that the process strategy's helpers would pass is found before compare's header")
+    func processLimitBeforeHeader() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["compare", "--size", "64", "--runs", "1"], in: folder,
+            launch: .init(shellSetup: "prlimit --pid $$ --nproc=20", asNobody: true), deadline: 60)
+        expectRefusal(result, status: 71, mentioning: "cannot start the", leaving: folder)
+        #expect(result.standardOutput.isEmpty, "the header came first: \(result.standardOutput)")
+    }
+}

@@ -104,7 +104,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
     var workerThreads: Int {
         let plan = RenderJob(view: view, work: work).plan()
-        return entries.map { $0.strategy.threadsStarted(for: plan) }.max() ?? 0
+        return entries.map { ProcessStart.threadsNeeded(by: $0.strategy, for: plan) }.max() ?? 0
     }
 
     mutating func validate() throws {

@@ -75,7 +75,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
 
     var workerThreads: Int {
         let job = RenderJob(view: view, work: work)
-        return strategy.strategy.threadsStarted(for: job.plan(bandHeight: bandRows(for: job)))
+        return ProcessStart.threadsNeeded(by: strategy.strategy, for: job.plan(bandHeight: bandRows(for: job)))
     }
 
     mutating func validate() throws {

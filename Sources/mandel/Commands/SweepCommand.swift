@@ -84,7 +84,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
     var workerThreads: Int {
         var job = RenderJob(view: view, work: work)
         job.workers = work.workers?.max() ?? job.workers
-        return measurement.strategyList.map { $0.threadsStarted(for: job.plan()) }.max() ?? 0
+        return measurement.strategyList.map { ProcessStart.threadsNeeded(by: $0, for: job.plan()) }.max() ?? 0
     }
 
     mutating func validate() throws {

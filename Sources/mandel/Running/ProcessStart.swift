@@ -1,3 +1,5 @@
+import Glibc
+import MandelbrotCore
 import Platform
 
 /// What the process sets up before anything else runs.
@@ -52,6 +54,29 @@ enum ProcessStart {
         exit(71)
     }
 
+    /// Under an address-space limit (`ulimit -v`), keeps malloc to one arena and exits with 71
+    /// saying so if the stacks of the threads the command needs do not fit.
+    ///
+    /// glibc gives each thread that allocates an arena of its own, and maps 64 MiB of address
+    /// space for each; a thread's stack maps 8 MiB (`ulimit -s`). Under `prlimit --as=400000000`
+    /// these used up the limit: libdispatch then retried threads for 10–15 s (2 runs in 3) and
+    /// Foundation's threads never started. One arena costs nothing measurable here (the
+    /// renders allocate outside their loops), and only a limited process uses it.
+    static func ensureAddressSpace(forWorkers workers: Int) {
+        guard let available = ResourceLimits.addressSpaceAvailable() else { return }
+        // mallopt(M_ARENA_MAX, 1): malloc.h is not in Glibc's module; RTLD_DEFAULT is a null handle.
+        typealias MallocOption = @convention(c) (Int32, Int32) -> Int32
+        if let mallopt = dlsym(nil, "mallopt") { _ = unsafeBitCast(mallopt, to: MallocOption.self)(-8, 1) }
+        let threads = threadsBesidesWorkers + workers
+        let needed = threads * ResourceLimits.threadStackBytes
+        guard needed > available else { return }
+        writeError(
+            "not enough memory: the stacks of the \(threads) threads this run needs take \(ByteCount(needed)) of "
+                + "address space, and this process may map \(ByteCount(available)) more ('ulimit -v'); "
+                + "lower --workers or raise the limit")
+        exit(71)
+    }
+
     /// Writes `mandel: <message>` and a newline on standard error, with no buffering.
     static func writeError(_ message: String) {
         writeRaw("mandel: \(message)\n")
@@ -73,6 +98,16 @@ enum ProcessStart {
     /// could run into Dispatch's teardown; every output is already written or removed.
     static func exit(_ status: Int32) -> Never {
         _exit(status)
+    }
+}
+
+extension ProcessStart {
+    /// The threads `strategy` needs for `plan` that count against this user's limit: its own,
+    /// and for `process` each helper's, whose threads the process limit counts as this user's
+    /// (a helper that cannot start them exits with 71, and the run then fails after its header).
+    static func threadsNeeded(by strategy: any RenderStrategy, for plan: WorkPlan) -> Int {
+        let helpers = strategy.name == "process" ? plan.workerCount : 0
+        return strategy.threadsStarted(for: plan) + helpers * threadsBesidesWorkers
     }
 }
 
