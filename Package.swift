@@ -133,10 +133,20 @@ let package = Package(
             // MARK: - Tests
             // Waits with a deadline, for every test target that waits on a render.
             .target(name: "Deadline", path: "Tests/Deadline", swiftSettings: sharedSwiftSettings),
+            // Random lanes and the bits they give, for the lane-bit tests of both builds.
+            .target(name: "LaneFixtures", path: "Tests/LaneFixtures", swiftSettings: sharedSwiftSettings),
             .testTarget(
                 name: "MandelbrotCoreTests",
-                dependencies: ["MandelbrotCore", "Platform", "LaneBits", "Deadline", "DeepShim", propertyBased],
+                dependencies: [
+                    "MandelbrotCore", "Platform", "LaneBits", "LaneFixtures", "Deadline", "DeepShim", propertyBased,
+                ],
                 swiftSettings: sharedSwiftSettings
+            ),
+            // Built for this machine's vector units, so that the instruction paths are the ones tested.
+            .testTarget(
+                name: "LaneBitsNativeTests",
+                dependencies: ["LaneBits", "LaneFixtures"],
+                swiftSettings: sharedSwiftSettings + [.unsafeFlags(["-Xcc", "-march=native"])]
             ),
             // Built for this machine's vector units, so that the eight-lane path is the one tested.
             .testTarget(

@@ -125,7 +125,8 @@ package struct ComparisonExport: Encodable {
             + "imbalance,workers,threads_used,megapixels_per_second,iterations_per_second,checksum,verdict,"
             + "main_queue_p50,main_queue_p99,main_queue_max,missed_frames,heartbeat_ticks,peak_threads,"
             + "peak_resident_bytes,cancel_latency,tiles_after_cancel,cpu_after_cancel,threads_running_after_cancel,"
-            + "order,centre_done_seconds,first_picture_seconds,merge,merge_batch,merge_batches,merge_seconds,merge_wait_seconds"
+            + "order,centre_done_seconds,first_picture_seconds,merge,merge_batch,merge_batches,merge_seconds,"
+            + "merge_wait_seconds"
 
         var csvLine: String {
             func number(_ value: Double?) -> String { value.map { String($0) } ?? "" }
@@ -208,8 +209,8 @@ package struct ComparisonExport: Encodable {
         if let points {
             let lines = points.flatMap { point in
                 point.results.map {
-                    "\(point.workers.map(String.init) ?? ""),\(point.tile ?? ""),\(point.tileWait.map { String($0) } ?? ""),"
-                        + $0.csvLine
+                    "\(point.workers.map(String.init) ?? ""),\(point.tile ?? ""),"
+                        + "\(point.tileWait.map { String($0) } ?? ""),\($0.csvLine)"
                 }
             }
             // A sweep over --merge-batch needs no column of its own: each row has its merge_batch.

@@ -159,7 +159,8 @@ package enum SVGChart {
     static func document(title: String, subtitle: String, body: String) -> String {
         """
         <?xml version="1.0" encoding="UTF-8"?>
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif">
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" \
+        viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif">
         <title>\(escape(title))</title>
         <rect width="100%" height="100%" fill="#ffffff"/>
         <text x="\(left)" y="24" font-size="16" font-weight="bold">\(escape(title))</text>

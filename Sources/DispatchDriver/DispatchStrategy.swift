@@ -16,7 +16,8 @@ public struct DispatchStrategy: RenderStrategy {
     public var name: String { "gcd" }
 
     public var summary: String {
-        "GCD: async blocks on a draw queue (one per tile, or per worker for static splits), DispatchGroup notify on the main queue."
+        "GCD: async blocks on a draw queue (one per tile, or per worker for static splits), DispatchGroup notify on "
+            + "the main queue."
     }
 
     public var nativeCancellation: NativeCancellation {

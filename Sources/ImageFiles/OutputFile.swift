@@ -188,7 +188,8 @@ public final class OutputFile {
         var template = Array("\(folder)/.\(stem).XXXXXX".utf8CString)
         let descriptor = mkstemp(&template)
         guard descriptor >= 0 else {
-            // The folder exists (checked above): a missing entry now means its file system takes no new files (/proc, /sys).
+            // The folder exists (checked above): a missing entry now means its file system takes no new files (/proc,
+            // /sys).
             if errno == ENOENT {
                 throw .cannotCreate(
                     path: path, reason: "the folder '\(Display.path(folder))' does not accept new files")
@@ -231,7 +232,8 @@ public final class OutputFile {
             return .outOfResources(
                 path: path,
                 reason:
-                    "too many open files (the limit is \(ResourceLimits.fileDescriptors(raisingTo: 0)); raise it with 'ulimit -n')"
+                    "too many open files (the limit is \(ResourceLimits.fileDescriptors(raisingTo: 0)); raise it with "
+                    + "'ulimit -n')"
             )
         case ENOENT: return .cannotCreate(path: path, reason: "the folder \(place) does not exist")
         case ENOTDIR: return .cannotCreate(path: path, reason: "a part of the path is not a folder")

@@ -15,7 +15,8 @@ public struct OutputSet {
 
     /// Closes every output and moves the regular files into place, all or none.
     ///
-    /// - Throws: The first ``ImageFileError``; every output is then discarded, and files that were replaced are restored.
+    /// - Throws: The first ``ImageFileError``; every output is then discarded, and files that were replaced are
+    /// restored.
     public func commit() throws(ImageFileError) {
         for file in files where !file.isClosed {
             do { try file.flushAndClose() } catch {

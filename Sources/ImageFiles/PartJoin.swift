@@ -165,7 +165,8 @@ public struct PartJoin {
         let (mine, theirs) = (texts(of: one.pngHead), texts(of: other.pngHead))
         if let key = Set(mine.keys).union(theirs.keys).sorted().first(where: { mine[$0] != theirs[$0] }) {
             return
-                "they are parts of different pictures (\(key) \(mine[key] ?? "absent") against \(theirs[key] ?? "absent"))"
+                "they are parts of different pictures (\(key) \(mine[key] ?? "absent") against "
+                + "\(theirs[key] ?? "absent"))"
         }
         if one.pngHead.prefix(33) != other.pngHead.prefix(33) {
             return "they are parts of different pictures (another size or pixel format)"

@@ -29,7 +29,8 @@ public enum PartJoinError: Error, Equatable, CustomStringConvertible, LocalizedE
         case .mismatched(let path, let other, let reason):
             "'\(Display.path(path))' does not belong with '\(Display.path(other))': \(reason)"
         case .duplicate(let path, let other, let index, let count):
-            "'\(Display.path(path))' and '\(Display.path(other))' are both part \(index) of \(count); give each part once"
+            "'\(Display.path(path))' and '\(Display.path(other))' are both part \(index) of \(count); give each part "
+                + "once"
         case .missing(let indices, let count):
             (indices.count == 1 ? "part \(indices[0])" : "parts " + Self.list(indices))
                 + " of \(count) \(indices.count == 1 ? "is" : "are") missing (parts count from 0 to \(count - 1))"

@@ -6,7 +6,8 @@ import Platform
 /// a dynamic split the strategy sees one sequence of tiles for the whole
 /// picture and runs once per pass; with a static split it runs once per band
 /// (see ``WorkPlan``). Band buffers rotate beneath it, and each band, once
-/// its last tile is done, goes to the sink while the workers render the next. Memory therefore grows with the width and the band
+/// its last tile is done, goes to the sink while the workers render the next. Memory therefore grows with the width and
+/// the band
 /// height, never with the height. Histogram colouring runs a counting pass
 /// over every band before the colouring pass.
 ///
@@ -197,7 +198,8 @@ public final class PictureRender: Sendable {
         let order = settings.order
         precondition(
             order == .rows || (plan.isDynamic && plan.bandCount == 1 && plan.tileCount <= TileOrder.maximumCentreTiles),
-            "a centre-first render needs the tiles split, the whole picture and at most \(TileOrder.maximumCentreTiles) tiles"
+            "a centre-first render needs the tiles split, the whole picture and at most "
+                + "\(TileOrder.maximumCentreTiles) tiles"
         )
         let ranking = order == .centre ? CentreRanking(plan: plan) : nil
         let threads = strategy.threadsStarted(for: plan)

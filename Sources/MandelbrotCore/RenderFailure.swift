@@ -21,7 +21,8 @@ public enum RenderFailure: Error, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .outOfMemory(let bytes, let purpose, let available?):
-            "not enough memory: \(purpose) needs \(ByteCount(bytes)), and this process can have \(ByteCount(available)) more"
+            "not enough memory: \(purpose) needs \(ByteCount(bytes)), and this process can have "
+                + "\(ByteCount(available)) more"
         case .outOfMemory(let bytes, let purpose, nil):
             "out of memory: \(ByteCount(bytes)) for \(purpose) could not be allocated"
         case .threadsUnavailable(let needed, let available):

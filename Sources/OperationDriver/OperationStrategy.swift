@@ -8,7 +8,8 @@ public import MandelbrotCore
 /// queue's `maxConcurrentOperationCount` is the worker count (1 is the book's
 /// serial queue). Tile operations are queued a window at a time: each
 /// finished operation's completion block queues a successor, so the queue
-/// never holds more than twice the workers, however many tiles the picture has. As in the book, the end is announced by a
+/// never holds more than twice the workers, however many tiles the picture has. As in the book, the end is announced by
+/// a
 /// notification observed on `OperationQueue.main`, posted by the completion
 /// block of the last operation to finish.
 ///
@@ -27,7 +28,8 @@ public struct OperationStrategy: RenderStrategy {
 
     public var nativeCancellation: NativeCancellation {
         .stopsWorkers(
-            "cancelAllOperations(), and no operation queued after it; an operation checks isCancelled before it starts and between tiles"
+            "cancelAllOperations(), and no operation queued after it; an operation checks isCancelled before it starts "
+                + "and between tiles"
         )
     }
 
@@ -36,7 +38,8 @@ public struct OperationStrategy: RenderStrategy {
     }
 
     public var priorityFacility: String? {
-        "Operation.queuePriority: every tile's operation queued at once, in row order, veryHigh at the centre to veryLow at the corners"
+        "Operation.queuePriority: every tile's operation queued at once, in row order, veryHigh at the centre to "
+            + "veryLow at the corners"
     }
 
     /// `queuePriority` by priority class, the centre's first.

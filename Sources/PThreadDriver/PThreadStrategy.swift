@@ -14,7 +14,8 @@ public struct PThreadStrategy: RenderStrategy {
     public var name: String { "pthread" }
 
     public var summary: String {
-        "Raw POSIX threads (pthread_create / pthread_join), no Foundation; a joiner thread hands the completion to the main queue."
+        "Raw POSIX threads (pthread_create / pthread_join), no Foundation; a joiner thread hands the completion to the "
+            + "main queue."
     }
 
     /// The workers and the joiner.

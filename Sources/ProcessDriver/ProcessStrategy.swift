@@ -34,7 +34,8 @@ public struct ProcessStrategy: RenderStrategy {
     public var name: String { "process" }
 
     public var summary: String {
-        "Helper processes (mandel helper, posix_spawn) fed tiles over pipes, one parent thread each; a dead helper's tiles go to a fresh one."
+        "Helper processes (mandel helper, posix_spawn) fed tiles over pipes, one parent thread each; a dead helper's "
+            + "tiles go to a fresh one."
     }
 
     /// One serving thread per helper.

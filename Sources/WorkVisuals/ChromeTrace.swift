@@ -74,7 +74,8 @@ public struct ChromeTrace {
                 let rect = tile.rect
                 try trace.event(
                     #""name":"\#(prefix)tile \#(index)","cat":"\#(category)","ph":"X","pid":1,"tid":\#(worker),"#
-                        + #""ts":\#(microseconds(tile.start)),"dur":\#(max(microseconds(tile.end - tile.start), 0.001)),"#
+                        + #""ts":\#(microseconds(tile.start)),"#
+                        + #""dur":\#(max(microseconds(tile.end - tile.start), 0.001)),"#
                         + #""args":{"tile":\#(index),"rect":"\#(rect)","x":\#(rect.x),"y":\#(rect.y),"#
                         + #""width":\#(rect.width),"height":\#(rect.height),"pixels":\#(rect.pixelCount),"#
                         + #""iterations":\#(tile.iterations)}"#

@@ -45,7 +45,7 @@ struct PNGRoundTripTests {
     }
 
     @Test(
-        "every compression setting gives back the same pixels; fast is larger and small is smaller than balanced on a gradient"
+        "every compression gives back the same pixels; on a gradient fast is larger and small smaller than balanced"
     )
     func compressionSettings() throws {
         let folder = temporaryFolder()
@@ -125,7 +125,7 @@ struct PNGRoundTripTests {
     }
 
     @Test(
-        "slices compressed on several threads are one stream that libpng reads back, and only the slice size changes a byte"
+        "slices compressed on several threads are one stream libpng reads back; only the slice size changes a byte"
     )
     func slices() throws {
         let folder = temporaryFolder()

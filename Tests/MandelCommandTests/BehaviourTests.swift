@@ -77,7 +77,7 @@ struct BehaviourTests {
     }
 
     @Test(
-        "after a cancel the completion comes, no thread is left running, and with the shared flag no worker starts more than one tile after it",
+        "after a cancel the completion comes, no thread is left, with the flag a worker starts at most one more tile",
         arguments: ["flag", "native"])
     func cancelAfter(mode: String) throws {
         // Long enough that the cancel comes first on a loaded machine: half a second uncancelled on

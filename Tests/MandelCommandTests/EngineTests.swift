@@ -63,8 +63,10 @@ struct EngineTests {
             assert '--part auto' in command and '--parts %d ' % spec['completions'] in command, command
             assert '$JOB_COMPLETION_INDEX' in command, command
             join = yaml.safe_load(open('deploy/kubernetes/mandel-join.yaml'))
-            assert join['kind'] == 'Job' and 'mandel join' in ' '.join(join['spec']['template']['spec']['containers'][0]['command'])
-            claims = {v['persistentVolumeClaim']['claimName'] for d in (job, join) for v in d['spec']['template']['spec']['volumes']}
+            join_command = ' '.join(join['spec']['template']['spec']['containers'][0]['command'])
+            assert join['kind'] == 'Job' and 'mandel join' in join_command, join_command
+            volumes = [v for d in (job, join) for v in d['spec']['template']['spec']['volumes']]
+            claims = {v['persistentVolumeClaim']['claimName'] for v in volumes}
             assert claims == {[d for d in parts if d['kind'] == 'PersistentVolumeClaim'][0]['metadata']['name']}, claims
             print('ok', spec['completions'])
             """

@@ -53,7 +53,7 @@ struct PartsTests {
     }
 
     @Test(
-        "parts of a supersampled Julia set, the benchmarks-game preset, small compression, and a PNG to standard output",
+        "parts of a supersampled Julia set, the benchmarks-game preset, small compression, a PNG to standard output",
         arguments: [
             ["--size", "150x120", "--julia", "-0.8,0.156", "--supersample", "2", "--palette", "fire"],
             ["--preset", "benchmarks-game", "--size", "200"],

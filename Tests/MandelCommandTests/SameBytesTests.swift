@@ -21,7 +21,7 @@ struct SameBytesTests {
     ]
 
     @Test(
-        "every strategy, worker count, split, tile size, band height and kernel, and one processor, write the same file",
+        "every strategy, worker count, split, tile size, band height, kernel, and one processor, write the same file",
         arguments: ["bw", "gray", "smooth", "histogram"])
     func sameFile(color: String) throws {
         let folder = temporaryFolder()

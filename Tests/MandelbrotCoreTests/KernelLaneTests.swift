@@ -37,7 +37,7 @@ struct KernelLaneTests {
     }
 
     @Test(
-        "the vector kernel gives every count from 1 to the limit exactly, in each of its 32 lanes, in rows of every length"
+        "the vector kernel gives every count from 1 to the limit exactly, in all 32 lanes, in rows of every length"
     )
     func everyCountEveryLane() {
         let limit = Self.highest + 1
@@ -87,7 +87,7 @@ struct KernelLaneTests {
 @Suite("Every lane's bit")
 struct BilevelLaneTests {
     @Test(
-        "a pixel is marked exactly when its count reaches the limit, one step short is not, in every lane and at every bit offset",
+        "a pixel is marked exactly when its count reaches the limit, one step short is not, in every lane and bit",
         arguments: IterationKernel.allCases)
     func everyLaneEveryOffset(kernel: IterationKernel) {
         let limit = 500

@@ -1,4 +1,5 @@
 import LaneBits
+import LaneFixtures
 import Testing
 
 /// `mandel_equal_lanes` (four vectors of eight) and `mandel_equal_lanes_4` (four of four)
@@ -7,7 +8,8 @@ import Testing
 /// bilevel tests check through every pixel of rendered rows.
 @Suite("Vector lanes read as bits")
 struct LaneBitsTests {
-    /// Both functions on the same lanes: the first `4 × width` of `lanes`, vector k taking lanes `width·k ..< width·(k + 1)`.
+    /// Both functions on the same lanes: the first `4 × width` of `lanes`, vector k taking lanes `width·k ..< width·(k
+    /// + 1)`.
     static func bits(_ lanes: [Double], width: Int, value: Double) -> UInt32 {
         if width == 8 {
             func vector(_ k: Int) -> SIMD8<Double> { SIMD8(lanes[(8 * k)..<(8 * k + 8)]) }
@@ -23,14 +25,7 @@ struct LaneBitsTests {
     func everyLaneItsOwnBit(width: Int) {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2_000 {
-            var lanes = [Double](repeating: 0, count: 4 * width)
-            var expected: UInt32 = 0
-            for index in lanes.indices {
-                let equal = Bool.random(using: &generator)
-                // Near misses too: one step of a count below or above the value.
-                lanes[index] = equal ? 51 : [50, 52, 0, -51].randomElement(using: &generator)!
-                if equal { expected |= 1 << UInt32(31 - index) }
-            }
+            let (lanes, expected) = randomLanes(width: width, value: 51, using: &generator)
             #expect(Self.bits(lanes, width: width, value: 51) == expected)
         }
     }

@@ -15,7 +15,7 @@ struct PreviewTests {
     }
 
     @Test(
-        "the preview is every K-th pixel of the full picture, delivered on the main queue before the full one completes",
+        "the preview is every K-th pixel of the full picture, on the main queue before the full one completes",
         arguments: allStrategies.map(\.name), WorkSplit.allCases)
     func preview(strategyName: String, split: WorkSplit) async throws {
         DispatchQueue.main.setSpecific(key: ContractWatch.mainQueueKey, value: 42)

@@ -29,7 +29,8 @@ struct StrategyPropertyTests {
                 tileSize: TileSize(width: min(tileWidth, width), height: min(tileHeight, height)), workers: workers)
             job.supersampling = supersampling
             let label =
-                "\(strategyName) \(split) \(askedOrder) \(workers) workers \(color) bands \(bandHeight) \(merge)/\(batch)"
+                "\(strategyName) \(split) \(askedOrder) \(workers) workers \(color) bands \(bandHeight) "
+                + "\(merge)/\(batch)"
             // Centre first is for the tiles split of a picture rendered whole; bands stream what histogram
             // colouring needs whole, so a histogram picture is rendered whole.
             let banded = bandHeight > 0 && askedOrder == .rows && color != .histogram

@@ -217,9 +217,10 @@ final class BandPipeline: @unchecked Sendable {
             nextHandOver < plan.bandCount
         else { return }
         let missing = slots[nextHandOver % slots.count].remainingTiles.load(ordering: .relaxed)
+        let first = plan.firstTile(of: nextHandOver)
         preconditionFailure(
             "the strategy completed with \(missing) tile(s) of band \(nextHandOver) never rendered (tiles "
-                + "\(plan.firstTile(of: nextHandOver))..<\(plan.firstTile(of: nextHandOver) + plan.tileCount(of: nextHandOver)))"
+                + "\(first)..<\(first + plan.tileCount(of: nextHandOver)))"
         )
     }
 

@@ -53,7 +53,10 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
     @Flag(
         help:
-            "Add a row gcd+progress: gcd with the progress meter's tile counter attached (not drawn), to measure its cost."
+            ArgumentHelp(
+                "Add a row gcd+progress: gcd with the progress meter's tile counter attached (not drawn), to measure "
+                    + "its "
+                    + "cost.")
     )
     var progressOverhead = false
 
@@ -71,7 +74,8 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
     @Option(
         help: ArgumentHelp(
-            "With --preview, write when each strategy's preview reached the main queue as an SVG; - for standard output.",
+            "With --preview, write when each strategy's preview reached the main queue as an SVG; - for standard "
+                + "output.",
             valueName: "file.svg"))
     var firstPictureChart: String?
 
@@ -186,7 +190,8 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         let comparison = try await session.measure { entry, canvas, report in
             guard let index = entries.firstIndex(where: { $0.name == entry.name }), index < maps.count else { return }
             let title =
-                "\(entry.name), \(job.splitLabel), \(report.plannedWorkers) workers, wall \(NumberFormat.seconds(report.wallSeconds))"
+                "\(entry.name), \(job.splitLabel), \(report.plannedWorkers) workers, wall "
+                + "\(NumberFormat.seconds(report.wallSeconds))"
             try PictureWriter.writePNG(OwnershipMap.draw(canvas: canvas, report: report, title: title), to: maps[index])
         }
         if behaviour.cancelAfter == nil {

@@ -8,7 +8,8 @@ struct PalettesCommand: AsyncParsableCommand {
         commandName: "palettes",
         abstract: "List the named palettes of smooth colouring.",
         discussion:
-            "Use one with --palette NAME, or give your own colours: --palette '#000764,#206bcb,#edffff,#ffaa00,#000200'."
+            "Use one with --palette NAME, or give your own colours: --palette "
+            + "'#000764,#206bcb,#edffff,#ffaa00,#000200'."
     )
 
     func run() async throws {

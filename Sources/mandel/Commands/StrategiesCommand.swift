@@ -11,7 +11,10 @@ struct StrategiesCommand: AsyncParsableCommand {
 
     @Flag(
         help:
-            "Also say how each mechanism cancels, waits without a thread, orders work by priority, makes one render wait for another and recovers from a crashed worker."
+            ArgumentHelp(
+                "Also say how each mechanism cancels, waits without a thread, orders work by priority, makes one "
+                    + "render "
+                    + "wait for another and recovers from a crashed worker.")
     )
     var details = false
 

@@ -118,7 +118,8 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         let waits = behaviour.tileWait
         if let repeated = ValueParsing.firstRepeated(waits) {
             throw ValidationError(
-                "--tile-wait lists \(NumberFormat.decimal(repeated)) more than once; each point of a sweep is measured once"
+                "--tile-wait lists \(NumberFormat.decimal(repeated)) more than once; each point of a sweep is measured "
+                    + "once"
             )
         }
         if let square = tileList.first(where: { $0.width != $0.height }), tileList.count > 1 {

@@ -80,7 +80,8 @@ struct BatchOptions: ParsableArguments {
         let grid = sliceGrid(for: view)
         if count > grid.sliceCount {
             throw ValidationError(
-                "--part: a \(view.size) picture is \(grid.sliceCount) compressed slice\(grid.sliceCount == 1 ? "" : "s") "
+                "--part: a \(view.size) picture is \(grid.sliceCount) compressed "
+                    + "slice\(grid.sliceCount == 1 ? "" : "s") "
                     + "of \(grid.sliceRows) row\(grid.sliceRows == 1 ? "" : "s"), and a part is whole slices; "
                     + "cut it into at most \(grid.sliceCount) parts (got \(count))")
         }

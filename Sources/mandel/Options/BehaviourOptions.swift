@@ -28,7 +28,8 @@ struct BehaviourOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "How a tile waits: blocking (the thread sleeps) or async (the mechanism's own way: asyncAfter, "
-                + "Task.sleep, an asynchronous Operation; thread, pthread and apply can only block) (default: blocking)."
+                + "Task.sleep, an asynchronous Operation; thread, pthread and apply can only block) (default: "
+                + "blocking)."
         ))
     var tileWaitMode: TileWait.Mode?
 
@@ -87,7 +88,8 @@ struct BehaviourOptions: ParsableArguments {
     func validateSingleWait(command: String) throws {
         if tileWait.count > 1 {
             throw ValidationError(
-                "--tile-wait takes one value for mandel \(command); to measure several, use mandel sweep --tile-wait with a list"
+                "--tile-wait takes one value for mandel \(command); to measure several, use mandel sweep --tile-wait "
+                    + "with a list"
             )
         }
     }

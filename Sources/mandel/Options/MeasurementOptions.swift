@@ -8,7 +8,8 @@ import StrategyCatalog
 struct MeasurementOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Strategies to measure, comma-separated (default: all). \(StrategyCatalog.baseline.name) is always measured, as the baseline.",
+            "Strategies to measure, comma-separated (default: all). \(StrategyCatalog.baseline.name) is always "
+                + "measured, as the baseline.",
             valueName: "list"),
         transform: { text in
             try ValueParsing.list(text) { name in

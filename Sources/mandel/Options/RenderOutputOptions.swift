@@ -42,7 +42,8 @@ struct RenderOutputOptions: ParsableArguments {
         }
         if format == .pbm, compression != nil {
             throw ValidationError(
-                "--compression sets how hard the PNG encoder works; a PBM is not compressed, so remove it or use --format png"
+                "--compression sets how hard the PNG encoder works; a PBM is not compressed, so remove it or use "
+                    + "--format png"
             )
         }
     }

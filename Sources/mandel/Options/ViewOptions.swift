@@ -13,7 +13,8 @@ struct ViewOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Picture size, WxH or N for N×N (sides 1…2147483647, the PNG limit; render streams large pictures in bands).",
+            "Picture size, WxH or N for N×N (sides 1…2147483647, the PNG limit; render streams large pictures in "
+                + "bands).",
             valueName: "size"),
         transform: { try ValueParsing.size($0) })
     var size = PixelSize(width: 1200, height: 800)
@@ -62,7 +63,8 @@ struct ViewOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Render the Julia set of this c instead of the Mandelbrot set, with the same view and colours (try -0.8,0.156).",
+            "Render the Julia set of this c instead of the Mandelbrot set, with the same view and colours (try "
+                + "-0.8,0.156).",
             valueName: "re,im"),
         transform: { try ValueParsing.complex($0) })
     var julia: ComplexValue?
@@ -156,8 +158,10 @@ struct ViewOptions: ParsableArguments {
         }
         guard viewport.cornersAreFinite(for: sampleGridSize) else {
             throw ValidationError(
-                "--zoom \(viewport.zoom) at --center \(viewport.centerReal),\(viewport.centerImaginary) puts the picture's corners "
-                    + "beyond the largest number a Double holds (they are not finite); choose a zoom nearer 1 or a centre nearer 0"
+                "--zoom \(viewport.zoom) at --center \(viewport.centerReal),\(viewport.centerImaginary) puts the "
+                    + "picture's corners "
+                    + "beyond the largest number a Double holds (they are not finite); choose a zoom nearer 1 or a "
+                    + "centre nearer 0"
             )
         }
     }
@@ -168,7 +172,8 @@ struct ViewOptions: ParsableArguments {
     func validateFitsInMemory(because reason: String) throws {
         guard size.pixelCount <= Limits.maximumInMemoryPixels else {
             throw ValidationError(
-                "--size \(size) has \(size.pixelCount) pixels; \(reason): at most \(Limits.maximumInMemoryPixels) (16384x16384)"
+                "--size \(size) has \(size.pixelCount) pixels; \(reason): at most \(Limits.maximumInMemoryPixels) "
+                    + "(16384x16384)"
             )
         }
     }
@@ -229,7 +234,8 @@ struct ViewOptions: ParsableArguments {
         guard palette != nil || paletteCycle != nil || paletteOffset != nil else { return }
         if let color, color != .smooth, color != .histogram {
             throw ValidationError(
-                "--palette, --palette-cycle and --palette-offset colour --color smooth and histogram only (got --color \(color.rawValue))"
+                "--palette, --palette-cycle and --palette-offset colour --color smooth and histogram only (got --color "
+                    + "\(color.rawValue))"
             )
         }
         if color == .histogram, paletteCycle != nil {

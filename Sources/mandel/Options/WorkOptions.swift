@@ -10,7 +10,8 @@ struct WorkOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Worker count, 1…1024 (default: the processors this process may use); mandel sweep takes a list such as 1,2,4.",
+            "Worker count, 1…1024 (default: the processors this process may use); mandel sweep takes a list such as "
+                + "1,2,4.",
             valueName: "n"),
         transform: { try ValueParsing.list($0, item: ValueParsing.integer) })
     var workers: [Int]?
@@ -21,7 +22,8 @@ struct WorkOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp(
-            "Tile size of the tiles split, WxH or N (default: 64x64, 512x64 for black and white, cut to the picture); mandel sweep takes a list such as 16,32,64.",
+            "Tile size of the tiles split, WxH or N (default: 64x64, 512x64 for black and white, cut to the picture); "
+                + "mandel sweep takes a list such as 16,32,64.",
             valueName: "size"),
         transform: { try ValueParsing.list($0) { try ValueParsing.size($0) } })
     var tile: [TileSize]?
@@ -48,7 +50,8 @@ struct WorkOptions: ParsableArguments {
     func validateSingleValues(command: String, size: PixelSize) throws {
         for (option, count) in [("--workers", workers?.count ?? 0), ("--tile", tile?.count ?? 0)] where count > 1 {
             throw ValidationError(
-                "\(option) takes one value for mandel \(command); to measure several, use mandel sweep \(option) with a list"
+                "\(option) takes one value for mandel \(command); to measure several, use mandel sweep \(option) with "
+                    + "a list"
             )
         }
         try validateTiles(fitIn: size)

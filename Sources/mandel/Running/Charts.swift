@@ -67,14 +67,16 @@ enum Charts {
             return SVGChart.lines(
                 title: "mandel sweep: wall time against each tile's wait",
                 subtitle:
-                    "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(WorkloadText.workers(job)); each tile waits "
+                    "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(WorkloadText.workers(job)); each "
+                    + "tile waits "
                     + "after its pixels",
                 xLabel: "wait per tile (ms)", yLabel: "median wall time (ms)", logarithmicX: false, series: series)
         case .mergeBatch:
             return SVGChart.lines(
                 title: "mandel sweep: what sharing the histogram costs, against the batch size",
                 subtitle:
-                    "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(WorkloadText.workers(job)); merging plus "
+                    "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(WorkloadText.workers(job)); "
+                    + "merging plus "
                     + "handing over, per run (median)",
                 xLabel: "escape values per merge batch", yLabel: "merge + wait (ms per run)", logarithmicX: true,
                 logarithmicY: true, series: series)
@@ -119,7 +121,8 @@ enum Charts {
         return SVGChart.lines(
             title: "mandel compare: the process's threads while each strategy renders",
             subtitle:
-                "\(job.size), \(job.splitLabel), \(WorkloadText.workers(job))\(workload); last counted run, 10 ms samples",
+                "\(job.size), \(job.splitLabel), \(WorkloadText.workers(job))\(workload); last counted run, 10 ms "
+                + "samples",
             xLabel: "time since the start (ms)", yLabel: "threads (instruments not counted)", logarithmicX: false,
             timeSeries: true, series: series)
     }
@@ -135,13 +138,15 @@ enum Charts {
         return SVGChart.bars(
             title: "mandel compare: time to the first picture",
             subtitle:
-                "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(WorkloadText.workers(job)); preview of every "
+                "\(job.size), \(job.iterations) iterations, \(job.splitLabel), \(WorkloadText.workers(job)); preview "
+                + "of every "
                 + "\(every)th pixel, medians of the counted runs",
             valueLabel: "ms after the start; shorter is sooner", bars: bars,
             legend: [("bar: the preview", "#888"), ("whisker: the full picture", "#222")])
     }
 
-    /// One bar per strategy: how late the main queue's heartbeat ran (99th percentile, whiskers from the median to the maximum).
+    /// One bar per strategy: how late the main queue's heartbeat ran (99th percentile, whiskers from the median to the
+    /// maximum).
     static func latency(_ comparison: StrategyComparison, job: RenderJob, workload: String) -> String {
         let bars = comparison.results.compactMap { result -> SVGChart.Bar? in
             guard let mainQueue = result.behaviour.mainQueue, let p99 = mainQueue.p99, let p50 = mainQueue.p50,
@@ -153,7 +158,8 @@ enum Charts {
         return SVGChart.bars(
             title: "mandel compare: how late the main queue ran",
             subtitle:
-                "\(job.size), \(job.splitLabel), \(WorkloadText.workers(job))\(workload); heartbeat every tick, all counted runs",
+                "\(job.size), \(job.splitLabel), \(WorkloadText.workers(job))\(workload); heartbeat every tick, all "
+                + "counted runs",
             valueLabel: "heartbeat lateness (ms); shorter is more responsive", bars: bars,
             legend: [("bar: 99th percentile", "#888"), ("whisker: median to max", "#222")])
     }

@@ -11,7 +11,8 @@ enum InformationRequest {
             let named = arguments.dropFirst()
             if let unknown = named.first(where: { !commands.contains($0) }) {
                 throw ValidationError(
-                    "help names a command: unknown command '\(unknown)'; choose from \(commands.joined(separator: ", "))"
+                    "help names a command: unknown command '\(unknown)'; choose from "
+                        + "\(commands.joined(separator: ", "))"
                 )
             }
             if named.count > 1 {

@@ -82,7 +82,7 @@ struct ObservedRun {
             throw error
         }
         canceller?.disarm()
-        // The heartbeat stops at the completion: the look at the threads below holds the main queue for 50 ms.
+        // The heartbeat stops at the completion: the look at the threads below holds the main queue (up to 0.5 s).
         let lateness = heartbeat?.stop()
         let runningAfter = stoppedByPlan ? Self.threadsStillRunning() : 0
         var observed = RunBehaviour(mainQueue: lateness, samples: sampler?.stop())
@@ -100,15 +100,18 @@ struct ObservedRun {
         return Outcome(report: report, behaviour: observed)
     }
 
-    /// The threads that stay runnable over the 50 ms after a completion: the fewest seen in
-    /// six looks 10 ms apart, so a thread that is only finishing its exit (and, on a loaded
-    /// machine, waiting for a processor to do it) is not counted, and one that goes on
-    /// rendering is.
+    /// The threads that stay runnable after a completion: the fewest seen in looks 10 ms apart,
+    /// until one sees none, for at most half a second.
+    /// A thread that is only finishing its exit is not counted even when it waits for a
+    /// processor on a loaded machine (at a load of 10 on two processors a runnable thread can
+    /// wait longer than 50 ms: a worker returning to its pool was counted then); one that goes
+    /// on rendering is runnable at every look.
     private static func threadsStillRunning() -> Int {
         var fewest = Int.max
-        for look in 0..<6 {
+        for look in 0..<51 {
             if look > 0 { usleep(10_000) }
             fewest = min(fewest, ProcessStat.runnableThreads())
+            if fewest == 0 { break }
         }
         return fewest
     }

@@ -69,7 +69,8 @@ struct RenderFacts {
     var precisionWarning: String? {
         guard let precisionLimit, case .view(let viewport) = job.region else { return nil }
         return "at --zoom \(viewport.zoom) neighbouring pixels sample the same point ('Double' runs out of digits "
-            + "at this centre from about zoom \(String(format: "%.3g", precisionLimit))); the picture will show blocks, not detail"
+            + "at this centre from about zoom \(String(format: "%.3g", precisionLimit))); the picture will show "
+            + "blocks, not detail"
     }
 
     /// The note for a view rendered by perturbation.
@@ -119,7 +120,8 @@ struct RenderFacts {
 
     /// The first line of an ownership map's legend and a trace's name.
     func title(wallSeconds: Double) -> String {
-        "\(strategy), \(job.splitLabel), \(workers) worker\(workers == 1 ? "" : "s"), wall \(NumberFormat.seconds(wallSeconds))"
+        "\(strategy), \(job.splitLabel), \(workers) worker\(workers == 1 ? "" : "s"), wall "
+            + "\(NumberFormat.seconds(wallSeconds))"
     }
 }
 
@@ -150,7 +152,8 @@ struct RenderSummary {
             "\(facts.strategy): \(facts.partText)\(job.size), \(job.iterations) iterations, \(facts.workers) "
             + "worker\(facts.workers == 1 ? "" : "s") (\(job.splitLabel))"
             + " | wall \(NumberFormat.seconds(report.wallSeconds)), cpu \(NumberFormat.seconds(report.cpu.total))"
-            + ", \(megapixelsPerSecond.map(NumberFormat.decimal) ?? "n/a") Mpixel/s, \(NumberFormat.rate(iterationsPerSecond)) iterations/s"
+            + ", \(megapixelsPerSecond.map(NumberFormat.decimal) ?? "n/a") Mpixel/s, "
+            + "\(NumberFormat.rate(iterationsPerSecond)) iterations/s"
             + " | \(facts.format.rawValue) \(NumberFormat.seconds(writeSeconds))"
         if let bandRows = facts.bandRows {
             line +=

@@ -14,7 +14,8 @@ import Synchronization
 /// the work in flight may finish within a grace period and be written; if the
 /// grace runs out, it is cancelled cleanly. A signal the process inherited as
 /// ignored (`nohup` ignores SIGHUP; a shell ignores SIGINT and SIGQUIT for
-/// background jobs; any parent may ignore any signal) stays ignored, whichever it is. SIGPIPE and SIGXFSZ are turned into write
+/// background jobs; any parent may ignore any signal) stays ignored, whichever it is. SIGPIPE and SIGXFSZ are turned
+/// into write
 /// errors at startup (see ``ProcessStart``).
 ///
 /// The signals are handled on a serial queue of their own, not the main queue,

@@ -23,7 +23,8 @@ enum WorkloadText {
         var text = ""
         if behaviour.tileWaitMilliseconds > 0 {
             text +=
-                ", each tile waits \(NumberFormat.decimal(behaviour.tileWaitMilliseconds)) ms (\(behaviour.wait.mode.rawValue))"
+                ", each tile waits \(NumberFormat.decimal(behaviour.tileWaitMilliseconds)) ms "
+                + "(\(behaviour.wait.mode.rawValue))"
         }
         if let cancelAfter = behaviour.cancelAfter {
             text += ", cancelled after \(NumberFormat.decimal(cancelAfter)) ms (\(behaviour.cancellationMode.rawValue))"
@@ -38,7 +39,8 @@ enum WorkloadText {
         return ", histogram merged by \(sharing.merges.map(\.rawValue).joined(separator: ", ")) in \(batches)"
     }
 
-    /// What merging a histogram cost in one run: `merge mutex, batch 256: 1,234 batches, merging 3.2 ms, waiting 0.4 ms`.
+    /// What merging a histogram cost in one run: `merge mutex, batch 256: 1,234 batches, merging 3.2 ms, waiting 0.4
+    /// ms`.
     static func describe(_ merge: MergeStatistics) -> String {
         "merge \(merge.sharing.merge.rawValue), batch \(merge.sharing.batch): \(merge.batches) "
             + "batch\(merge.batches == 1 ? "" : "es"), merging \(NumberFormat.seconds(merge.mergeSeconds)), "
