@@ -140,13 +140,9 @@ struct InterruptTests {
                 "--runs", "50", "--json", "r.json", "--csv", "r.csv",
             ], in: folder)
         // The first line (the workload) is printed once the outputs are open and the signals watched.
-        let output = (process.standardOutput as! Pipe).fileHandleForReading
-        var seen = Data()
-        while !seen.contains(UInt8(ascii: "\n")) {
-            let chunk = output.availableData
-            if chunk.isEmpty { break }
-            seen.append(chunk)
-        }
+        _ = try MandelProcess.readUntil(
+            (process.standardOutput as! Pipe).fileHandleForReading, of: process, waitingFor: "compare's first line"
+        ) { $0.contains(UInt8(ascii: "\n")) }
         #expect(process.isRunning)
         kill(process.processIdentifier, SIGHUP)
         try MandelProcess.waitForExit(process, waitingFor: "mandel to exit after SIGHUP", deadline: 30)

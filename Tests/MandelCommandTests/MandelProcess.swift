@@ -58,22 +58,31 @@ struct MandelProcess {
     /// first progress line has appeared on standard error, that is, once the render is
     /// under way and the signal handlers are installed, with what standard error had said so far.
     static func startAndWaitForProgress(
-        _ arguments: [String], in folder: String, deadline seconds: Double = deadlineSeconds
+        _ arguments: [String], in folder: String, launch: Launch = .plain, deadline seconds: Double = deadlineSeconds
     ) throws -> (Process, String) {
-        let process = try start(arguments, in: folder)
+        let process = try start(arguments, in: folder, launch: launch)
+        let seen = try readUntil(
+            (process.standardError as! Pipe).fileHandleForReading, of: process,
+            waitingFor: "a progress line from mandel \(arguments.joined(separator: " "))", deadline: seconds
+        ) { String(decoding: $0, as: UTF8.self).contains("tiles") }
+        return (process, String(decoding: seen, as: UTF8.self))
+    }
+
+    /// Reads `stream` of a started `process` until what came satisfies `done` or the stream
+    /// ends, at most `seconds`: then the process is killed and ``DeadlinePassed`` thrown.
+    static func readUntil(
+        _ stream: FileHandle, of process: Process, waitingFor what: String, deadline seconds: Double = deadlineSeconds,
+        _ done: (Data) -> Bool
+    ) throws -> Data {
         let watchdog = Watchdog(process, seconds: seconds)
-        let errors = (process.standardError as! Pipe).fileHandleForReading
         var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("tiles") {
-            let chunk = errors.availableData
+        while !done(seen) {
+            let chunk = stream.availableData
             if chunk.isEmpty { break }
             seen.append(chunk)
         }
-        if watchdog.disarm() {
-            throw DeadlinePassed(
-                waitingFor: "a progress line from mandel \(arguments.joined(separator: " "))", seconds: seconds)
-        }
-        return (process, String(decoding: seen, as: UTF8.self))
+        if watchdog.disarm() { throw DeadlinePassed(waitingFor: what, seconds: seconds) }
+        return seen
     }
 
     /// Waits for a started `mandel` to exit, at most `seconds`: then it is killed and

@@ -1,3 +1,4 @@
+import Deadline
 import Foundation
 import Testing
 
@@ -221,8 +222,10 @@ struct ProcessStrategyTests {
         var frame: [UInt8] = [1, 0, 0, 0, 12, 0, 0, 0]
         frame += [0, 0, 0, 0, 0, 0, 0, 1] + [99, 0, 0, 0]
         try input.fileHandleForWriting.write(contentsOf: frame)
+        let watchdog = MandelProcess.Watchdog(helper, seconds: 10)
         let answer = output.fileHandleForReading.readDataToEndOfFile()
         helper.waitUntilExit()
+        if watchdog.disarm() { throw DeadlinePassed(waitingFor: "the helper to refuse and leave", seconds: 10) }
         #expect(helper.terminationStatus == 2)
         #expect(answer.first == 6, "answered with kind \(answer.first.map(String.init) ?? "nothing")")
         #expect(String(decoding: answer.dropFirst(8), as: UTF8.self).contains("version 99"))

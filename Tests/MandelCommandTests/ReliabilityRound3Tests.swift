@@ -254,8 +254,11 @@ struct SignalClassTests {
         #expect(process.isRunning && contents(of: folder).count == 2, "\(contents(of: folder))")
         kill(process.processIdentifier, signal)
         let errorText = String(
-            decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+            decoding: try MandelProcess.readUntil(
+                (process.standardError as! Pipe).fileHandleForReading, of: process,
+                waitingFor: "mandel to exit after signal \(signal)", deadline: 30
+            ) { _ in false }, as: UTF8.self)
+        try MandelProcess.waitForExit(process, waitingFor: "mandel to exit after signal \(signal)", deadline: 30)
         #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal, "\(errorText)")
         #expect(errorText.contains("stopped by \(name)") && !errorText.contains("Backtrac"), "\(errorText)")
         #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")
@@ -281,24 +284,20 @@ struct SignalClassTests {
             (SIGUSR1, "USR1"), (SIGUSR2, "USR2"), (SIGALRM, "ALRM"), (SIGTERM, "TERM"), (SIGINT, "INT"),
             (SIGVTALRM, "VTALRM"), (SIGPWR, "PWR"), (__libc_current_sigrtmin() + 3, "RTMIN+3"),
         ]
-        let process = try MandelProcess.start(
+        let (process, _) = try MandelProcess.startAndWaitForProgress(
             [
                 "render", "--size", "600x600", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "20000",
                 "--tile", "16", "--progress", "-o", "done.png",
             ], in: folder,
             launch: .init(shellSetup: "trap '' " + ignored.map(\.1).joined(separator: " ")))
-        let errors = (process.standardError as! Pipe).fileHandleForReading
-        var seen = Data()
-        while !String(decoding: seen, as: UTF8.self).contains("tiles") {
-            let chunk = errors.availableData
-            if chunk.isEmpty { break }
-            seen.append(chunk)
-        }
         #expect(process.isRunning, "the render finished before the signals were sent")
         for (signal, _) in ignored { kill(process.processIdentifier, signal) }
-        seen.append(errors.readDataToEndOfFile())
-        process.waitUntilExit()
-        let errorText = String(decoding: seen, as: UTF8.self)
+        let errorText = String(
+            decoding: try MandelProcess.readUntil(
+                (process.standardError as! Pipe).fileHandleForReading, of: process,
+                waitingFor: "mandel to finish despite ignored signals"
+            ) { _ in false }, as: UTF8.self)
+        try MandelProcess.waitForExit(process, waitingFor: "mandel to finish despite ignored signals")
         #expect(process.terminationStatus == 0, "\(errorText)")
         #expect(contents(of: folder) == ["done.png"], "\(contents(of: folder))")
     }
@@ -319,11 +318,8 @@ struct SignalClassTests {
                 "--grace", "60",
             ], in: folder)
         let output = (process.standardOutput as! Pipe).fileHandleForReading
-        var seen = Data()
-        while !seen.contains(UInt8(ascii: "\n")) {
-            let chunk = output.availableData
-            if chunk.isEmpty { break }
-            seen.append(chunk)
+        _ = try MandelProcess.readUntil(output, of: process, waitingFor: "the header line of \(work)") {
+            $0.contains(UInt8(ascii: "\n"))
         }
         #expect(process.isRunning, "\(work) finished before SIGTERM")
         process.terminate()
@@ -341,9 +337,11 @@ extension MandelProcess {
     /// Runs `mandel` and returns its standard output as bytes (a picture is not text).
     static func runData(_ arguments: [String]) throws -> Data {
         let process = try start(arguments)
-        let output = (process.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
-        _ = (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let output = try readUntil(
+            (process.standardOutput as! Pipe).fileHandleForReading, of: process,
+            waitingFor: "the output of mandel \(arguments.joined(separator: " "))"
+        ) { _ in false }
+        try waitForExit(process, waitingFor: "mandel \(arguments.joined(separator: " ")) to exit")
         return output
     }
 }
