@@ -405,27 +405,67 @@ static inline int complex_smaller(deep_complex a, deep_complex b) {
 #define PLAIN_NORM 0x1p-1000
 #define PLAIN_EXPONENT (-480)
 
-/// One pixel: its count, and z where it escaped. z is a Double pair while |z| ≥ 2^-500, extended
-/// below; it switches both ways, for a pixel's orbit passes close to 0 (and its delta shrinks)
-/// wherever the reference's does.
-static uint64_t pixel(
-    const deep_context *context, deep_complex dc, uint64_t limit, int use_table, double *escaped_re,
-    double *escaped_im) {
+/// |z|² of a Double pair: one expression for the pixel loop and the lanes, so that both round alike.
+static inline double plain_norm(double re, double im) { return re * re + im * im; }
+
+/// One perturbation step in Doubles, z ← (2Z + z)·z + dc: one expression for the pixel loop and the lanes.
+static inline void plain_step(double *zr, double *zi, double Zr, double Zi, double dcr, double dci) {
+    double ar = 2 * Zr + *zr, ai = 2 * Zi + *zi;
+    double nr = ar * *zr - ai * *zi + dcr;
+    *zi = ar * *zi + ai * *zr + dci;
+    *zr = nr;
+}
+
+/// A pixel under way: its delta dc, and where its orbit is, so that it can be set aside in the
+/// Double loop (where most single steps are) and resumed.
+typedef struct {
+    deep_complex dc;
+    /// dc in Doubles; where it underflows it is negligible beside any z the Double loop holds (≥ 2^-500).
+    double dcr, dci;
+    /// A zero z takes its first step in Doubles when dc is large enough to stay there.
+    int plain_start;
+    /// Whether the pixel was set aside in the Double loop (and is resumed there).
+    int paused;
+    uint64_t n, m;
+    double zr, zi;
+    /// z where the orbit escaped.
+    double escaped_re, escaped_im;
+} pixel_state;
+
+static void pixel_begin(const deep_context *context, pixel_state *state, double offset_re, double offset_im) {
+    deep_complex dc = complex_scale(complex_make(offset_re, offset_im, 0), context->inverse_zoom);
+    *state = (pixel_state){.dc = dc, .dcr = scaled(dc.re, dc.e), .dci = scaled(dc.im, dc.e),
+        .plain_start = dc.e > PLAIN_EXPONENT};
+}
+
+/// Runs one pixel until its count is known (returns 1, the count in `state->n`), or, when
+/// `may_pause`, until it is about to take a plain single step, with no table entry possible, after
+/// at least one step of its own (returns 0): steps that `lanes_step` takes for several pixels at once.
+/// z is a Double pair while |z| ≥ 2^-500, extended below; it switches both ways, for a pixel's
+/// orbit passes close to 0 (and its delta shrinks) wherever the reference's does.
+static int pixel_run(const deep_context *context, pixel_state *state, uint64_t limit, int use_table, int may_pause) {
     const double *orbit = context->orbit;
     const uint64_t end = context->length;
     use_table = use_table && context->level_count > 0;
-    uint64_t n = 0, m = 0;
-    double zr = 0, zi = 0;
+    const deep_complex dc = state->dc;
+    const double dcr = state->dcr, dci = state->dci;
+    const int plain_start = state->plain_start;
+    uint64_t n = state->n, m = state->m;
+    double zr = state->zr, zi = state->zi;
     deep_complex z = {0, 0, ZERO_EXPONENT};
-    // dc in Doubles; where it underflows it is negligible beside any z the Double loop holds (≥ 2^-500).
-    const double dcr = scaled(dc.re, dc.e), dci = scaled(dc.im, dc.e);
-    // A zero z takes its first step in Doubles when dc is large enough to stay there.
-    const int plain_start = dc.e > PLAIN_EXPONENT;
-    if (plain_start) goto plain;
+    int taken = 0;
+#define PIXEL_DONE(count, re, im)                                                                                    \
+    do {                                                                                                             \
+        state->n = (count);                                                                                          \
+        state->escaped_re = (re);                                                                                    \
+        state->escaped_im = (im);                                                                                    \
+        return 1;                                                                                                    \
+    } while (0)
+    if (state->paused || plain_start) goto plain;
 extended:
     // Extended: z = (re + i·im)·2^e.
     for (;;) {
-        if (n >= limit) return limit;
+        if (n >= limit) PIXEL_DONE(limit, 0, 0);
         if (use_table && m >= 1) {
             uint64_t room = end - m < limit - n ? end - m : limit - n;
             int level = FIND_LEVEL(context, m, room, complex_within(z, context->levels[level][q >> level].r));
@@ -434,6 +474,7 @@ extended:
                 z = complex_add(complex_multiply(entry->a, z), complex_multiply(entry->b, dc));
                 m += UINT64_C(1) << level;
                 n += UINT64_C(1) << level;
+                taken = 1;
                 if (z.e > PLAIN_EXPONENT) break;
                 continue;
             }
@@ -442,9 +483,7 @@ extended:
         double Zr = orbit[2 * m], Zi = orbit[2 * m + 1];
         if (Zr * Zr + Zi * Zi > 4) {
             // z is negligible beside an escaping Z.
-            *escaped_re = Zr + scaled(z.re, z.e);
-            *escaped_im = Zi + scaled(z.im, z.e);
-            return n;
+            PIXEL_DONE(n, Zr + scaled(z.re, z.e), Zi + scaled(z.im, z.e));
         }
         deep_complex full = complex_add(Z, z);
         if (m == end || complex_smaller(full, z)) {
@@ -459,22 +498,24 @@ extended:
         z = complex_add(complex_multiply(complex_add(twice, z), z), dc);
         m += 1;
         n += 1;
+        taken = 1;
         if (z.e > PLAIN_EXPONENT) break;
     }
     zr = scaled(z.re, z.e);
     zi = scaled(z.im, z.e);
 plain:
     for (;;) {
-        if (n >= limit) return limit;
-        double norm = zr * zr + zi * zi;
+        if (n >= limit) PIXEL_DONE(limit, 0, 0);
+        double norm = plain_norm(zr, zi);
         if (norm < PLAIN_NORM && (norm != 0 || !plain_start)) {
             z = complex_make(zr, zi, 0);
             goto extended;
         }
         double Zr = orbit[2 * m], Zi = orbit[2 * m + 1];
-        // Every entry starting at m holds only z with |z|² < table_reach·|Z_m|² (a single step's
-        // radius, which merging only shrinks): a larger z steps without looking the table up.
-        if (use_table && m >= 1 && norm < context->table_reach * (Zr * Zr + Zi * Zi)) {
+        // Entries start at odd m only (1 + j·2^k), and every entry starting at m holds only z with
+        // |z|² < table_reach·|Z_m|² (a single step's radius, which merging only shrinks): elsewhere z
+        // steps without looking the table up.
+        if (use_table && (m & 1) && norm < context->table_reach * plain_norm(Zr, Zi)) {
             uint64_t room = end - m < limit - n ? end - m : limit - n;
             double largest = fmax(fabs(zr), fabs(zi));
             int level = FIND_LEVEL(context, m, room, largest < context->levels_double[level][q >> level].r);
@@ -486,16 +527,20 @@ plain:
                 zi = ni;
                 m += UINT64_C(1) << level;
                 n += UINT64_C(1) << level;
+                taken = 1;
                 continue;
             }
+        } else if (may_pause && taken) {
+            state->paused = 1;
+            state->n = n;
+            state->m = m;
+            state->zr = zr;
+            state->zi = zi;
+            return 0;
         }
         double fr = Zr + zr, fi = Zi + zi;
-        double full = fr * fr + fi * fi;
-        if (full > 4) {
-            *escaped_re = fr;
-            *escaped_im = fi;
-            return n;
-        }
+        double full = plain_norm(fr, fi);
+        if (full > 4) PIXEL_DONE(n, fr, fi);
         if (full < norm || m == end) {
             // Rebase: continue from the orbit's start with the whole Z + z as the delta.
             zr = fr;
@@ -509,14 +554,75 @@ plain:
                 goto extended;
             }
         }
-        // z ← (2Z + z)·z + dc
-        double ar = 2 * Zr + zr, ai = 2 * Zi + zi;
-        double nr = ar * zr - ai * zi + dcr;
+        plain_step(&zr, &zi, Zr, Zi, dcr, dci);
+        m += 1;
+        n += 1;
+        taken = 1;
+    }
+#undef PIXEL_DONE
+}
+
+/// Pixels stepped together, so that their steps overlap (one step's latency is its chain of
+/// multiplications, about 12 cycles, which one pixel alone waits out), in vectors of this many lanes.
+#ifndef LANES
+#define LANES 4
+#endif
+typedef double lane_doubles __attribute__((vector_size(LANES * sizeof(double))));
+typedef int64_t lane_integers __attribute__((vector_size(LANES * sizeof(int64_t))));
+
+/// Takes plain single steps of the paused pixels `lanes` together, until one of them comes to
+/// anything else (the limit, an escape, a rebase, a table entry or an extended delta within
+/// reach): the steps and tests of `pixel_run`'s Double loop, in the same expressions. Returns the
+/// lanes (a bit each) that came to something else, which `pixel_run` takes on from there.
+static unsigned lanes_step(const deep_context *context, pixel_state *lanes, uint64_t limit, int use_table) {
+    const double *orbit = context->orbit;
+    // Without a table, no z is within an entry's reach.
+    const double reach = use_table && context->level_count > 0 ? context->table_reach : 0;
+    const lane_integers limits = (lane_integers){0} + (int64_t)limit;
+    const lane_integers ends = (lane_integers){0} + (int64_t)context->length;
+    lane_doubles zr, zi, dcr, dci;
+    lane_integers n, m;
+    for (int i = 0; i < LANES; i++) {
+        zr[i] = lanes[i].zr;
+        zi[i] = lanes[i].zi;
+        dcr[i] = lanes[i].dcr;
+        dci[i] = lanes[i].dci;
+        n[i] = (int64_t)lanes[i].n;
+        m[i] = (int64_t)lanes[i].m;
+    }
+    unsigned stopped = 0;
+    for (;;) {
+        lane_doubles Zr, Zi;
+        for (int i = 0; i < LANES; i++) {
+            Zr[i] = orbit[2 * m[i]];
+            Zi[i] = orbit[2 * m[i] + 1];
+        }
+        lane_doubles norm = zr * zr + zi * zi;
+        lane_doubles fr = Zr + zr, fi = Zi + zi;
+        lane_doubles full = fr * fr + fi * fi;
+        lane_integers go = (n < limits) & (norm >= PLAIN_NORM) & ~(((m & 1) != 0) & (norm < reach * (Zr * Zr + Zi * Zi))) &
+                           (full <= 4) & ~(full < norm) & (m != ends);
+        int64_t all = go[0];
+        for (int i = 1; i < LANES; i++) all &= go[i];
+        if (!all) {
+            for (int i = 0; i < LANES; i++) stopped |= (unsigned)(go[i] == 0) << i;
+            break;
+        }
+        // z ← (2Z + z)·z + dc, as plain_step.
+        lane_doubles ar = 2 * Zr + zr, ai = 2 * Zi + zi;
+        lane_doubles nr = ar * zr - ai * zi + dcr;
         zi = ar * zi + ai * zr + dci;
         zr = nr;
         m += 1;
         n += 1;
     }
+    for (int i = 0; i < LANES; i++) {
+        lanes[i].zr = zr[i];
+        lanes[i].zi = zi[i];
+        lanes[i].n = (uint64_t)n[i];
+        lanes[i].m = (uint64_t)m[i];
+    }
+    return stopped;
 }
 
 /// The smooth value of an orbit that escaped at `step` with z: four more steps (fewer if |z|²
@@ -533,21 +639,71 @@ static float smooth_value(uint64_t step, double zr, double zi, double cr, double
     return (float)(value > 0 ? value : 0);
 }
 
+/// deep_count_row, its pixels stepped together in lanes or each on its own.
+static uint64_t count_row(
+    const deep_context *context, const double *offsets_re, double offset_im, int count, uint64_t limit,
+    int use_table, uint32_t *counts, float *smooth, int together) {
+    uint64_t total = 0;
+    pixel_state lanes[LANES];
+    int holds[LANES];
+    int next = 0;
+    unsigned stopped = (1u << LANES) - 1;
+    for (int i = 0; i < LANES; i++) holds[i] = -1;
+#define PIXEL_FINISH(lane)                                                                                           \
+    do {                                                                                                             \
+        const pixel_state *done = &lanes[lane];                                                                      \
+        int index = holds[lane];                                                                                     \
+        counts[index] = (uint32_t)done->n;                                                                           \
+        total += done->n;                                                                                            \
+        if (smooth) {                                                                                                \
+            smooth[index] = done->n >= limit                                                                         \
+                ? (float)limit                                                                                       \
+                : smooth_value(done->n, done->escaped_re, done->escaped_im,                                          \
+                      context->center_re + scaled(done->dc.re, done->dc.e),                                          \
+                      context->center_im + scaled(done->dc.im, done->dc.e));                                         \
+        }                                                                                                            \
+        holds[lane] = -1;                                                                                            \
+    } while (0)
+    for (;;) {
+        // Every lane that stopped runs its pixel on its own up to a pause (taking the next pixel when
+        // one is done)...
+        int all = together;
+        for (int i = 0; i < LANES; i++) {
+            if (!(stopped >> i & 1)) continue;
+            for (;;) {
+                if (holds[i] < 0) {
+                    if (next >= count) break;
+                    holds[i] = next;
+                    pixel_begin(context, &lanes[i], offsets_re[next], offset_im);
+                    next += 1;
+                }
+                if (!pixel_run(context, &lanes[i], limit, use_table, together)) break;
+                PIXEL_FINISH(i);
+            }
+            all &= holds[i] >= 0;
+        }
+        if (!all) break;
+        // ... then all of them step together.
+        stopped = lanes_step(context, lanes, limit, use_table);
+    }
+    // The last pixels of the row, fewer than the lanes, run alone (or all of them, apart).
+    for (int i = 0; i < LANES; i++) {
+        if (holds[i] < 0) continue;
+        pixel_run(context, &lanes[i], limit, use_table, 0);
+        PIXEL_FINISH(i);
+    }
+#undef PIXEL_FINISH
+    return total;
+}
+
 uint64_t deep_count_row(
     const deep_context *context, const double *offsets_re, double offset_im, int count, uint64_t limit,
     int use_table, uint32_t *counts, float *smooth) {
-    uint64_t total = 0;
-    for (int i = 0; i < count; i++) {
-        deep_complex dc = complex_scale(complex_make(offsets_re[i], offset_im, 0), context->inverse_zoom);
-        double er = 0, ei = 0;
-        uint64_t n = pixel(context, dc, limit, use_table, &er, &ei);
-        counts[i] = (uint32_t)n;
-        total += n;
-        if (smooth) {
-            smooth[i] = n >= limit ? (float)limit
-                                   : smooth_value(n, er, ei, context->center_re + scaled(dc.re, dc.e),
-                                         context->center_im + scaled(dc.im, dc.e));
-        }
-    }
-    return total;
+    return count_row(context, offsets_re, offset_im, count, limit, use_table, counts, smooth, 1);
+}
+
+uint64_t deep_count_row_apart(
+    const deep_context *context, const double *offsets_re, double offset_im, int count, uint64_t limit,
+    int use_table, uint32_t *counts, float *smooth) {
+    return count_row(context, offsets_re, offset_im, count, limit, use_table, counts, smooth, 0);
 }

@@ -123,6 +123,51 @@ struct DeepZoomTests {
         #expect(Self.agreement(counts, oracle) >= 0.999)
     }
 
+    /// Pixels stepped four at a time (the lanes of the Double loop) count as pixels stepped one by
+    /// one: at "5e227" pixels rebase and leave the lanes while the others step on.
+    @Test("\"5e227\" and \"1e14\" at 8×8: pixels stepped together in lanes count as pixels stepped apart")
+    func lanesCountAsApart() throws {
+        let side = 8
+        let offsets = (0..<side).map { (Double($0) + 0.5 - Double(side) / 2) * 3 / Double(side) }
+        for name in ["5e227", "1e14"] {
+            let (view, iterations) = try DeepLocations.named(name)
+            let bits = view.precisionBits(for: ImageSize(width: side, height: side))
+            let orbit = UnsafeMutablePointer<Double>.allocate(capacity: 2 * (iterations + 1))
+            defer { orbit.deallocate() }
+            var context = deep_context()
+            context.orbit = orbit
+            defer { deep_free_context(&context) }
+            let length = deep_reference_orbit(
+                view.centerReal, view.centerImaginary, bits, UInt64(iterations), &context, nil)
+            #expect(length > 0 && length < UInt64(iterations), "\(name): the reference escapes")
+            context.center_re = orbit[2]
+            context.center_im = orbit[3]
+            context.inverse_zoom = deep_inverse_zoom(view.zoom, bits)
+            var exponent: Int32 = 0
+            let mantissa = frexp(hypot(offsets[0], offsets[0]) * context.inverse_zoom.m, &exponent)
+            let largest = deep_real(m: mantissa, e: context.inverse_zoom.e + Int64(exponent))
+            #expect(deep_build_table(&context, largest, 0x1p-53, 1) == 0)
+            for usesTable: Int32 in [1, 0] {
+                var together = [UInt32](repeating: 0, count: side * side)
+                var apart = together
+                for y in 0..<side {
+                    together.withUnsafeMutableBufferPointer { counts in
+                        _ = deep_count_row(
+                            &context, offsets, -offsets[y], Int32(side), UInt64(iterations), usesTable,
+                            counts.baseAddress! + y * side, nil)
+                    }
+                    apart.withUnsafeMutableBufferPointer { counts in
+                        _ = deep_count_row_apart(
+                            &context, offsets, -offsets[y], Int32(side), UInt64(iterations), usesTable,
+                            counts.baseAddress! + y * side, nil)
+                    }
+                }
+                #expect(Set(apart).count > 20, "\(name): not a flat picture")
+                #expect(together == apart, "\(name), BLA \(usesTable)")
+            }
+        }
+    }
+
     /// Eight pixels of an 8×8 picture: the corners, two on the diagonal, two off it.
     static let sampledPixels = [(0, 0), (7, 0), (0, 7), (7, 7), (3, 3), (4, 5), (5, 1), (1, 6)].map { (x: $0, y: $1) }
 

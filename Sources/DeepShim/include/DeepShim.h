@@ -87,6 +87,12 @@ uint64_t deep_count_row(
     const deep_context *context, const double *offsets_re, double offset_im, int count, uint64_t limit,
     int use_table, uint32_t *counts, float *smooth);
 
+/// deep_count_row with every pixel stepped on its own, none in lanes beside others: the same counts,
+/// for the tests that check so.
+uint64_t deep_count_row_apart(
+    const deep_context *context, const double *offsets_re, double offset_im, int count, uint64_t limit,
+    int use_table, uint32_t *counts, float *smooth);
+
 /// The escape count of one pixel of the view, every step in MPFR with `bits` of precision:
 /// pixel (x, y) of a width × height picture samples re = cx + (x + 0.5 − W/2)·s,
 /// im = cy − (y + 0.5 − H/2)·s, s = 3 / (zoom · min(W, H)). The reference oracle of the tests.
