@@ -10,6 +10,9 @@ struct InterruptTests {
         "render", "--size", "1600x1600", "--center", "-0.1225,0.7449", "--zoom", "30",
         "--iterations", "50000", "--split", "bands",
     ]
+    /// For tests of a signal's handling, not of the workers: half the processor time spent
+    /// waiting for the progress line (half a second) before the signal is sent.
+    static let slowRenderOnOneWorker = slowRender + ["--workers", "1"]
 
     @Test("SIGINT mid-render exits 130 within half a second and leaves no file", arguments: StrategyCatalog.names)
     func interrupt(strategy: String) throws {
@@ -62,7 +65,7 @@ struct InterruptTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (process, _) = try MandelProcess.startAndWaitForProgress(
-            Self.slowRender + ["--band-height", "4", "--progress", "-o", "tall.png"], in: folder)
+            Self.slowRenderOnOneWorker + ["--band-height", "4", "--progress", "-o", "tall.png"], in: folder)
         #expect(contents(of: folder).count == 1, "the hidden temporary file is being written")
         try Self.interruptAndExpectCleanExit(process, folder: folder)
     }
@@ -93,7 +96,7 @@ struct InterruptTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (process, _) = try MandelProcess.startAndWaitForProgress(
-            Self.slowRender + ["--grace", "0.3", "--progress", "-o", "never.png"], in: folder)
+            Self.slowRenderOnOneWorker + ["--grace", "0.3", "--progress", "-o", "never.png"], in: folder)
         #expect(process.isRunning)
         let sent = Date()
         process.terminate()
@@ -118,7 +121,7 @@ struct InterruptTests {
             let folder = temporaryFolder()
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let (process, _) = try MandelProcess.startAndWaitForProgress(
-                Self.slowRender + extra + ["--progress", "-o", "big.png", "--trace", "t.json"], in: folder)
+                Self.slowRenderOnOneWorker + extra + ["--progress", "-o", "big.png", "--trace", "t.json"], in: folder)
             #expect(process.isRunning)
             kill(process.processIdentifier, signal)
             try MandelProcess.waitForExit(process, waitingFor: "mandel to exit after signal \(signal)", deadline: 30)

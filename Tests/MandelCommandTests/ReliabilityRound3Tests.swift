@@ -249,7 +249,9 @@ struct SignalClassTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (process, _) = try MandelProcess.startAndWaitForProgress(
-            InterruptTests.slowRender + ["--band-height", "4", "--progress", "-o", "big.png", "--trace", "t.json"],
+            InterruptTests.slowRenderOnOneWorker + [
+                "--band-height", "4", "--progress", "-o", "big.png", "--trace", "t.json",
+            ],
             in: folder)
         #expect(process.isRunning && contents(of: folder).count == 2, "\(contents(of: folder))")
         kill(process.processIdentifier, signal)

@@ -60,7 +60,8 @@ struct RandomViewTests {
             scalarJob.kernel = .scalar
             let (scalar, _) = try await render(scalarJob, with: SerialStrategy())
             #expect(scalar.checksum == expected.checksum, "batch \(batch) case \(case_): kernels differ")
-            for strategy in StrategyCatalog.concurrent {
+            // Helper processes cost a start each: process takes every fifth view (50 of the 250).
+            for strategy in StrategyCatalog.concurrent where strategy.name != "process" || case_ % 5 == 0 {
                 let (canvas, report) = try await render(job, with: strategy)
                 #expect(
                     canvas.checksum == expected.checksum,
