@@ -310,8 +310,6 @@ static deep_bla_double plain_entry(deep_bla entry, int extended) {
 int deep_build_table(deep_context *context, deep_real max_delta, double epsilon, int threads) {
     (void)threads;
     deep_free_table(context);
-    // 4ε², with a margin for rounding: see the plain loop of `pixel`.
-    context->table_reach = 4 * epsilon * epsilon * (1 + 0x1p-20);
     uint64_t steps = context->length >= 1 ? context->length - 1 : 0;
     int k = 1;
     uint64_t size = steps / 2;
@@ -334,6 +332,12 @@ int deep_build_table(deep_context *context, deep_real max_delta, double epsilon,
                 level[j] = merge(below[2 * j], below[2 * j + 1], max_delta);
             }
             plain[j] = plain_entry(level[j], context->extended);
+            // An entry's radius is at most that of the half it starts with (merge takes the
+            // minimum); kept so where plain_entry drops that half, so that the level-1 radius at m
+            // bounds every entry's at m (see entry_radii).
+            if (k > 1 && !(plain[j].r <= context->levels_double[k - 1][2 * j].r)) {
+                plain[j].r = context->levels_double[k - 1][2 * j].r;
+            }
         }
         context->levels[k] = level;
         context->levels_double[k] = plain;
@@ -341,6 +345,18 @@ int deep_build_table(deep_context *context, deep_real max_delta, double epsilon,
         context->level_count = k;
         k += 1;
         size /= 2;
+    }
+    if (context->level_count > 0) {
+        // entry_radii[m / 2] for m = 0 … length: the level-1 radius for odd m, 0 where no entry starts.
+        uint64_t count = context->length / 2 + 1;
+        context->entry_radii = calloc(count, sizeof(double));
+        if (!context->entry_radii) {
+            deep_free_table(context);
+            return -1;
+        }
+        for (uint64_t j = 0; j < context->level_sizes[1]; j++) {
+            context->entry_radii[j] = context->levels_double[1][j].r;
+        }
     }
     return 0;
 }
@@ -362,6 +378,8 @@ void deep_free_table(deep_context *context) {
         context->levels_double[k] = NULL;
         context->level_sizes[k] = 0;
     }
+    free(context->entry_radii);
+    context->entry_radii = NULL;
     context->level_count = 0;
 }
 
@@ -512,10 +530,8 @@ plain:
             goto extended;
         }
         double Zr = orbit[2 * m], Zi = orbit[2 * m + 1];
-        // Entries start at odd m only (1 + j·2^k), and every entry starting at m holds only z with
-        // |z|² < table_reach·|Z_m|² (a single step's radius, which merging only shrinks): elsewhere z
-        // steps without looking the table up.
-        if (use_table && (m & 1) && norm < context->table_reach * plain_norm(Zr, Zi)) {
+        // Entries start at odd m only (1 + j·2^k), and none holds z unless the level-1 entry does.
+        if (use_table && (m & 1) && fmax(fabs(zr), fabs(zi)) < context->entry_radii[m >> 1]) {
             uint64_t room = end - m < limit - n ? end - m : limit - n;
             double largest = fmax(fabs(zr), fabs(zi));
             int level = FIND_LEVEL(context, m, room, largest < context->levels_double[level][q >> level].r);
@@ -577,7 +593,8 @@ typedef int64_t lane_integers __attribute__((vector_size(LANES * sizeof(int64_t)
 static unsigned lanes_step(const deep_context *context, pixel_state *lanes, uint64_t limit, int use_table) {
     const double *orbit = context->orbit;
     // Without a table, no z is within an entry's reach.
-    const double reach = use_table && context->level_count > 0 ? context->table_reach : 0;
+    const double *radii = use_table && context->level_count > 0 ? context->entry_radii : NULL;
+    const lane_integers magnitude = (lane_integers){0} + INT64_MAX;
     const lane_integers limits = (lane_integers){0} + (int64_t)limit;
     const lane_integers ends = (lane_integers){0} + (int64_t)context->length;
     lane_doubles zr, zi, dcr, dci;
@@ -592,15 +609,22 @@ static unsigned lanes_step(const deep_context *context, pixel_state *lanes, uint
     }
     unsigned stopped = 0;
     for (;;) {
-        lane_doubles Zr, Zi;
+        lane_doubles Zr, Zi, radius = {0};
         for (int i = 0; i < LANES; i++) {
             Zr[i] = orbit[2 * m[i]];
             Zi[i] = orbit[2 * m[i] + 1];
         }
+        if (radii) {
+            for (int i = 0; i < LANES; i++) radius[i] = radii[m[i] >> 1];
+        }
+        // max(|re|, |im|) < radius, as pixel_run tests it.
+        lane_doubles absolute_r = (lane_doubles)((lane_integers)zr & magnitude);
+        lane_doubles absolute_i = (lane_doubles)((lane_integers)zi & magnitude);
+        lane_integers table = ((m & 1) != 0) & (absolute_r < radius) & (absolute_i < radius);
         lane_doubles norm = zr * zr + zi * zi;
         lane_doubles fr = Zr + zr, fi = Zi + zi;
         lane_doubles full = fr * fr + fi * fi;
-        lane_integers go = (n < limits) & (norm >= PLAIN_NORM) & ~(((m & 1) != 0) & (norm < reach * (Zr * Zr + Zi * Zi))) &
+        lane_integers go = (n < limits) & (norm >= PLAIN_NORM) & ~table &
                            (full <= 4) & ~(full < norm) & (m != ends);
         int64_t all = go[0];
         for (int i = 1; i < LANES; i++) all &= go[i];

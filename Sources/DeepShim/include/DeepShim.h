@@ -48,8 +48,9 @@ typedef struct {
     int extended;
     /// BLA levels 1 … level_count: level k has level_sizes[k] entries of 2^k steps,
     /// entry j starting at reference index 1 + j·2^k. Nil when the table is not built.
-    /// A bound on |z|²/|Z_m|² for any entry at reference index m to hold z (4ε², with a margin).
-    double table_reach;
+    /// For m = 0 … length, entry_radii[m / 2]: for odd m the radius of the level-1 entry at m,
+    /// which bounds that of every entry starting at m; 0 where none starts.
+    double *entry_radii;
     int level_count;
     uint64_t level_sizes[64];
     deep_bla *levels[64];
