@@ -8,6 +8,23 @@ public enum IterationKernel: String, Sendable, CaseIterable {
     /// 512-bit vectors, 16 with 256-bit ones), with the main-cardioid and period-2-bulb shortcut.
     case simd
 
+    /// How many pixels the vector kernel iterates together: its group.
+    package static var vectorGroupWidth: Int { VectorRowKernel.lanes * VectorRowKernel.vectors }
+
+    /// The counts of up to ``vectorGroupWidth`` pixels of one row by one of the vector kernel's two
+    /// loops: z frozen at each lane's escape, or running free with a sticky mask (what each machine
+    /// uses where no smooth value is wanted depends on its vector registers). For tests.
+    package static func vectorGroupCounts(
+        runningFree: Bool, realParts: [Double], imaginary: Double, limit: Int, julia: JuliaConstant? = nil
+    ) -> [UInt32] {
+        precondition((1...vectorGroupWidth).contains(realParts.count) && limit > 0)
+        return realParts.withUnsafeBufferPointer { reals in
+            VectorRowKernel.groupCounts(
+                runningFree: runningFree, realParts: reals.baseAddress!, imaginary: imaginary, width: reals.count,
+                limit: limit, julia: julia)
+        }
+    }
+
     /// Writes the escape counts of `count` consecutive pixels of one row, and
     /// their smooth values when `smooth` is not nil.
     ///

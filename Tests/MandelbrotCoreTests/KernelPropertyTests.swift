@@ -48,6 +48,73 @@ struct KernelPropertyTests {
         }
     }
 
+    /// A machine runs one of the vector kernel's two loops where no smooth value is wanted (z
+    /// running free with 256-bit vectors, frozen at the escape with 512-bit ones): each is held
+    /// to the scalar counts on every machine, for the Mandelbrot set and a Julia set.
+    @Test("both vector loops, z frozen and z running free, give the scalar counts on random groups")
+    func bothLoops() async {
+        await propertyCheck(
+            count: 150, input: zip(Gen.int(in: 0...5), Gen.double(in: -1...1), Gen.double(in: -1...1)),
+            Gen.int(in: 0...40), Gen.int(in: 1...3000), Gen.int(in: 1...IterationKernel.vectorGroupWidth),
+            Gen.int(in: 0...63)
+        ) { view, depth, limit, length, lane in
+            let (row, imaginary) = Self.row(
+                edge: view.0, dx: view.1, dy: view.2, depth: depth, length: length, lane: lane)
+            // The Julia set of the constant at the row's middle, every other case.
+            let julia = lane % 2 == 1 ? JuliaConstant(real: row[length / 2], imaginary: imaginary) : nil
+            let reference = row.map { real in
+                UInt32(
+                    julia.map {
+                        EscapeTime.count(
+                            startReal: real, startImaginary: imaginary, real: $0.real, imaginary: $0.imaginary,
+                            limit: limit)
+                    } ?? EscapeTime.count(real: real, imaginary: imaginary, limit: limit))
+            }
+            for runningFree in [false, true] {
+                let counts = IterationKernel.vectorGroupCounts(
+                    runningFree: runningFree, realParts: row, imaginary: imaginary, limit: limit, julia: julia)
+                #expect(counts == reference, "running free: \(runningFree), julia: \(julia != nil)")
+            }
+        }
+    }
+
+    /// The same on fixed rows across each edge point at three depths, with long orbits: a step
+    /// computed any other way (a fused multiply-add) changes some count here on every run, where
+    /// the random rows above find it only on some.
+    @Test("both vector loops give the scalar counts on the edges' rows, deep and long")
+    func bothLoopsOnTheEdges() {
+        for edge in Self.edges.indices {
+            for depth in [8, 16, 24] {
+                let (row, imaginary) = Self.row(
+                    edge: edge, dx: 0, dy: 0, depth: depth, length: IterationKernel.vectorGroupWidth, lane: 0)
+                let reference = row.map { UInt32(EscapeTime.count(real: $0, imaginary: imaginary, limit: 5000)) }
+                for runningFree in [false, true] {
+                    let counts = IterationKernel.vectorGroupCounts(
+                        runningFree: runningFree, realParts: row, imaginary: imaginary, limit: 5000)
+                    #expect(counts == reference, "edge \(edge), depth \(depth), running free: \(runningFree)")
+                }
+            }
+        }
+    }
+
+    /// With a Julia constant outside radius 2 an escaped orbit can come back: z₀ = √5 escapes at
+    /// once, and z₁ = z₀² − 5 is about 0. Its count stays 0 in both loops, which only a mask that
+    /// remembers the escape gives.
+    @Test("an orbit that escapes and comes back inside radius 2 is counted to its escape, in both loops")
+    func escapeIsFinal() {
+        let julia = JuliaConstant(real: -5, imaginary: 0)
+        let row = [Double(5).squareRoot(), 0.3, -Double(5).squareRoot(), 2.5]
+        let reference = row.map {
+            UInt32(EscapeTime.count(startReal: $0, startImaginary: 0, real: -5, imaginary: 0, limit: 50))
+        }
+        #expect(reference == [0, 1, 0, 0])
+        for runningFree in [false, true] {
+            let counts = IterationKernel.vectorGroupCounts(
+                runningFree: runningFree, realParts: row, imaginary: 0, limit: 50, julia: julia)
+            #expect(counts == reference, "running free: \(runningFree)")
+        }
+    }
+
     @Test("bilevel rows: the vector kernel sets the scalar one's bits, from any bit of a byte")
     func bilevel() async {
         await propertyCheck(

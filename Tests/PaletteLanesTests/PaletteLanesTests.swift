@@ -18,10 +18,13 @@ struct PaletteLanesTests {
         return Array(rows.joined()) + [0, 0.5]
     }()
 
-    /// The lanes are eight with AVX-512, four with AVX2 (`MANDEL_PALETTE_LANES`); on a
-    /// processor with neither, both sides are the one-pixel path.
-    @Test("eight or four at a time, every pixel as the one-pixel path colours it, exact halves included")
-    func lanesMatchOnePixel() {
+    /// `mandel_palette_paint` takes eight lanes with AVX-512, four with AVX2 (`MANDEL_PALETTE_LANES`);
+    /// `mandel_palette_paint_4` takes four wherever there is AVX2, so that an AVX-512 machine tests
+    /// the four-lane path too. On a processor with neither, both sides are the one-pixel path.
+    @Test(
+        "eight or four at a time, every pixel as the one-pixel path colours it, exact halves included",
+        arguments: [8, 4])
+    func lanesMatchOnePixel(lanes: Int) {
         // Positions in eighths of the cycle land on exact halves of a blend (a quarter of
         // the way is half of the first segment: red 0.5, green 1, blue 127.5), on the stops
         // themselves, and on the wrap; quarters of eighths and a few odd values fill the rest.
@@ -33,7 +36,8 @@ struct PaletteLanesTests {
         counts[count - 1] = 100
         var painted = [UInt8](repeating: 7, count: count * 3)
         Self.table.withUnsafeBufferPointer { table in
-            mandel_palette_paint(counts, values, count, 100, 1, 0, table.baseAddress!, 3, &painted)
+            let paint = lanes == 8 ? mandel_palette_paint : mandel_palette_paint_4
+            paint(counts, values, count, 100, 1, 0, table.baseAddress!, 3, &painted)
         }
         for index in 0..<count {
             var wanted: [UInt8] = [0, 0, 0]

@@ -166,6 +166,21 @@ enum VectorRowKernel {
                 .counts(limit: limit)
     }
 
+    /// A group's counts by the loop named, whichever `runsFree` picks on this machine, so that
+    /// each machine's tests hold both loops to the same counts: pixels past `width` are not counted.
+    static func groupCounts(
+        runningFree: Bool, realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int,
+        julia: JuliaConstant?
+    ) -> [UInt32] {
+        let vectors =
+            runningFree
+            ? countFree(realParts: realParts, imaginary: imaginary, width: width, limit: limit, julia: julia)
+            : iterateFrozen(realParts: realParts, imaginary: imaginary, width: width, limit: limit, julia: julia)
+                .counts(limit: limit)
+        let all = [vectors.0, vectors.1, vectors.2, vectors.3].flatMap { vector in (0..<lanes).map { vector[$0] } }
+        return all.prefix(width).map { UInt32($0) }
+    }
+
     /// The group's orbits before the first step: z₀, no steps counted, and which lanes iterate.
     @_transparent
     static func begin(realParts: UnsafePointer<Double>, imaginary: Double, width: Int, julia: JuliaConstant?) -> Orbits
