@@ -1,3 +1,4 @@
+import Deadline
 import Foundation
 import Testing
 
@@ -93,6 +94,39 @@ struct AgreeingReportTests {
             Self.expectConsistentCancel(report, askedMilliseconds: asked, picture: "w.png", in: folder)
             try? FileManager.default.removeItem(atPath: folder + "/w.png")
         }
+    }
+
+    /// Every tile is done at once (one iteration); the picture, a bitmap of 480 KB, then waits on a
+    /// named pipe whose reader takes nothing for a second, past the cancel's time (half a second).
+    /// The render was finished before its cancel came: it is not cancelled, and the reader gets it whole.
+    @Test("a cancel due after the last tile, while a reader holds off the picture, cancels nothing")
+    func cancelWhileTheReaderWaits() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let fifo = folder + "/fifo"
+        #expect(mkfifo(fifo, 0o644) == 0)
+        // Open for reading and writing: mandel finds a reader, and its writes stop at the pipe's 64 KiB.
+        let held = open(fifo, O_RDWR)
+        try #require(held >= 0)
+        let process = try MandelProcess.start(
+            [
+                "render", "--size", "2400x1600", "--iterations", "1", "--color", "bw", "--format", "pbm", "-o", "fifo",
+                "--cancel-after", "500", "--json",
+            ], in: folder)
+        usleep(1_000_000)
+        let reader = try #require(FileHandle(forReadingAtPath: fifo))
+        close(held)
+        let watchdog = MandelProcess.Watchdog(process, seconds: MandelProcess.deadlineSeconds)
+        let picture = reader.readDataToEndOfFile()
+        let output = (process.standardOutput as! Pipe).fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        if watchdog.disarm() {
+            throw DeadlinePassed(waitingFor: "mandel writing to a named pipe", seconds: MandelProcess.deadlineSeconds)
+        }
+        #expect(process.terminationStatus == 0)
+        let report = try #require(JSONSerialization.jsonObject(with: output) as? [String: Any])
+        #expect(report["cancelled"] as? Bool == false, "\(report)")
+        #expect(picture.count == 300 * 1600 + "P4\n2400 1600\n".utf8.count, "\(picture.count) bytes")
     }
 
     @Test("a render that finishes long before its cancel is finished, and does not wait for the cancel's time")

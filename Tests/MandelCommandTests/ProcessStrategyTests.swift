@@ -6,8 +6,9 @@ import Testing
 /// survive their helpers' deaths, and leave no process behind.
 @Suite("Process strategy", .serialized)
 struct ProcessStrategyTests {
-    /// A small picture with enough tiles for deaths to land mid-render.
-    static let picture = ["render", "--size", "320x240", "--iterations", "500", "--tile", "32x32", "--workers", "2"]
+    /// A small picture with enough tiles for deaths to land mid-render: 80 tiles.
+    static let view = ["render", "--size", "320x240", "--iterations", "500", "--tile", "32x32"]
+    static let picture = view + ["--workers", "2"]
 
     // MARK: - The same bytes
 
@@ -68,6 +69,25 @@ struct ProcessStrategyTests {
         #expect((1...2).contains(retried), "\(fault): \(retried) tiles sent again")
         #expect(try sameFiles(folder + "/gcd.png", folder + "/process.png"), "\(fault)")
         try expectNoHelpers(of: process.processIdentifier, within: 2)
+    }
+
+    /// One worker, 80 tiles of 32×32: when the helper receives its last request (tile 79), the
+    /// slot's source has run dry, and the tile it dies with is the only one left to send again.
+    @Test("a helper that dies at the last tile, with none left to hand out, still has that tile sent again")
+    func deathAtTheLastTile() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let alone = Self.view + ["--workers", "1"]
+        _ = try MandelProcess.run(alone + ["--strategy", "gcd", "-o", "gcd.png"], in: folder)
+        let process = try MandelProcess.start(
+            alone + ["--strategy", "process", "-o", "process.png", "--json"], in: folder,
+            environment: ["MANDEL_HELPER_FAULTS": "trap:0.0@79"])
+        let result = try finish(process, within: 20, "the render whose helper traps at its last tile")
+        #expect(result.status == 0, "\(result.standardError)")
+        let report = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
+        #expect(report["helper_crashes"] as? Int == 1)
+        #expect(report["work_retried"] as? Int == 1)
+        #expect(try sameFiles(folder + "/gcd.png", folder + "/process.png"))
     }
 
     @Test("helpers that die before finishing a tile, three in a row, fail the render: 69, one line, no file")
