@@ -122,7 +122,7 @@ struct BoundedMemoryTests {
         // Under the whole suite's load it has reached 82 MiB in CI (more pool threads, each with a
         // malloc arena of its own that keeps what it freed), hence the margin; a render that held
         // the whole picture would need its 128 MiB of pixels and the process's own besides.
-        #expect(peak < 100 << 20, "peak resident \(peak >> 20) MiB for a 128 MiB picture")
+        #expect(peak < 100 << 20, "peak resident \(peak >> 20) MiB for a 128 MiB picture: \(result.standardOutput)")
         // The PNG really is that tall: its header says so.
         let header = [UInt8](BandedRenderCommandTests.bytes(folder + "/tall.png").prefix(24))
         let height = header[20...23].reduce(0) { $0 << 8 | Int($1) }

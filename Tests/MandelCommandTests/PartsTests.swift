@@ -100,7 +100,9 @@ struct PartsBoundedMemoryTests {
             // As BoundedMemoryTests: the process, three 8 MiB bands in flight and the encoder, about 50 MiB
             // alone and up to 86 MiB seen under the whole suite's load in CI; a part held whole would need
             // its 128 MiB of pixels besides.
-            #expect(peak > 8 << 20 && peak < 100 << 20, "peak resident \(peak >> 20) MiB for a 128 MiB part")
+            #expect(
+                peak > 8 << 20 && peak < 100 << 20,
+                "peak resident \(peak >> 20) MiB for a 128 MiB part: \(result.standardOutput)")
         }
         let join = try MandelProcess.run(
             ["join", "p1", "p0", "-o", "tall.png"], in: folder,
