@@ -129,6 +129,37 @@ struct AgreeingReportTests {
         #expect(picture.count == 300 * 1600 + "P4\n2400 1600\n".utf8.count, "\(picture.count) bytes")
     }
 
+    /// Linux's `ru_maxrss` keeps the high-water mark of what the process ran before `exec`: a
+    /// `mandel` started by a large program would report that program's memory as its own.
+    @Test("the peak resident memory is the render's own, not that of the program that started it")
+    func peakIsItsOwn() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Python fills 300 MiB, then becomes mandel (exec): a 64×48 picture in bands needs about 25 MiB.
+        let starter = Process()
+        starter.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        starter.arguments = [
+            "-c",
+            "import os, sys\nheld = bytearray(300 << 20)\nfor i in range(0, len(held), 4096): held[i] = 1\n"
+                + "os.execv(sys.argv[1], sys.argv[1:])",
+            MandelProcess.executable.path, "render", "--size", "64x48", "--band-height", "8", "-o", "s.png", "--json",
+        ]
+        starter.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let output = Pipe()
+        starter.standardOutput = output
+        try starter.run()
+        let watchdog = MandelProcess.Watchdog(starter, seconds: MandelProcess.deadlineSeconds)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        starter.waitUntilExit()
+        if watchdog.disarm() {
+            throw DeadlinePassed(waitingFor: "mandel started by python3", seconds: MandelProcess.deadlineSeconds)
+        }
+        #expect(starter.terminationStatus == 0)
+        let report = try #require(JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let peak = try #require(report["peak_resident_bytes"] as? Int)
+        #expect(peak > 4 << 20 && peak < 150 << 20, "peak resident \(peak >> 20) MiB for a 64×48 picture")
+    }
+
     @Test("a render that finishes long before its cancel is finished, and does not wait for the cancel's time")
     func cancelNeverComes() throws {
         let folder = temporaryFolder()

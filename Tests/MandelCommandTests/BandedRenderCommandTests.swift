@@ -119,8 +119,8 @@ struct BoundedMemoryTests {
         let peak = report["peak_resident_bytes"] as! Int
         #expect(report["band_rows"] as? Int == 4096, "a picture this size renders in bands of 8 MiB by default")
         // The process's own ~25 MiB, three 8 MiB bands in flight and the encoder: about 50 MiB alone.
-        // Under the whole suite's load it has reached 82 MiB in CI (more pool threads, each with a
-        // malloc arena of its own that keeps what it freed), hence the margin; a render that held
+        // (The 82 MiB once seen under the whole suite was the test process's own size: Linux's
+        // ru_maxrss carried it over exec, see AgreeingReportTests.peakIsItsOwn.) A render that held
         // the whole picture would need its 128 MiB of pixels and the process's own besides.
         #expect(peak < 100 << 20, "peak resident \(peak >> 20) MiB for a 128 MiB picture: \(result.standardOutput)")
         // The PNG really is that tall: its header says so.

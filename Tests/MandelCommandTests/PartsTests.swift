@@ -98,7 +98,7 @@ struct PartsBoundedMemoryTests {
             let peak = report["peak_resident_bytes"] as! Int
             #expect(report["band_rows"] as? Int == 4096, "a 128 MiB part renders in bands of 8 MiB")
             // As BoundedMemoryTests: the process, three 8 MiB bands in flight and the encoder, about 50 MiB
-            // alone and up to 86 MiB seen under the whole suite's load in CI; a part held whole would need
+            // (what the suite once saw above that was the test process's own size); a part held whole would need
             // its 128 MiB of pixels besides.
             #expect(
                 peak > 8 << 20 && peak < 100 << 20,
