@@ -81,6 +81,7 @@ package struct ComparisonExport: Encodable {
         @OrNull package var mergeBatches: Int?
         @OrNull package var mergeSeconds: Double?
         @OrNull package var mergeWaitSeconds: Double?
+        @OrNull package var serialShare: Double?
 
         init(_ result: StrategyResult, in comparison: StrategyComparison) {
             strategy = result.strategy
@@ -118,6 +119,7 @@ package struct ComparisonExport: Encodable {
             mergeBatches = behaviour.merge?.batches
             mergeSeconds = behaviour.merge?.mergeSeconds
             mergeWaitSeconds = behaviour.merge?.waitSeconds
+            serialShare = behaviour.serialShare
         }
 
         static let csvHeader =
@@ -126,7 +128,7 @@ package struct ComparisonExport: Encodable {
             + "main_queue_p50,main_queue_p99,main_queue_max,missed_frames,heartbeat_ticks,peak_threads,"
             + "peak_resident_bytes,cancel_latency,tiles_after_cancel,cpu_after_cancel,threads_running_after_cancel,"
             + "order,centre_done_seconds,first_picture_seconds,merge,merge_batch,merge_batches,merge_seconds,"
-            + "merge_wait_seconds"
+            + "merge_wait_seconds,serial_share"
 
         var csvLine: String {
             func number(_ value: Double?) -> String { value.map { String($0) } ?? "" }
@@ -142,7 +144,7 @@ package struct ComparisonExport: Encodable {
                 integer(threadsRunningAfterCancel), order, number(centreDoneSeconds), number(firstPictureSeconds),
                 merge ?? "", integer(mergeBatch),
                 integer(mergeBatches),
-                number(mergeSeconds), number(mergeWaitSeconds),
+                number(mergeSeconds), number(mergeWaitSeconds), number(serialShare),
             ].joined(separator: ",")
         }
     }

@@ -93,6 +93,9 @@ package struct StrategyBehaviour: Sendable {
     package var centreDoneSeconds: Double?
     /// With a preview, seconds until it was delivered on the main queue (median over the runs).
     package var firstPictureSeconds: Double?
+    /// For a deep zoom, the serial parts' share of the wall time (the reference orbit and its
+    /// table: median over the runs); nil where Double renders the view.
+    package var serialShare: Double?
 
     package init(
         mainQueue: MainQueue? = nil, peakThreads: Int? = nil, peakResidentBytes: Int? = nil, cancel: Cancel? = nil,

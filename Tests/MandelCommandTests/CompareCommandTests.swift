@@ -109,7 +109,7 @@ struct CompareCommandTests {
         #expect(rows.allSatisfy { $0["merge_wait_seconds"] is Double })
         #expect(Set(rows.map { $0["checksum"] as! String }).count == 1, "every mechanism drew the same pixels")
         let csv = try String(contentsOfFile: folder + "/m.csv", encoding: .utf8).split(separator: "\n")
-        #expect(csv[0].hasSuffix(",merge,merge_batch,merge_batches,merge_seconds,merge_wait_seconds"))
+        #expect(csv[0].hasSuffix(",merge,merge_batch,merge_batches,merge_seconds,merge_wait_seconds,serial_share"))
         #expect(csv.count == 11)
         for name in names { #expect(result.standardOutput.contains("  \(name) "), "no sharing row for \(name)") }
         #expect(result.standardOutput.contains("waiting = ms per run workers spent handing batches over"))

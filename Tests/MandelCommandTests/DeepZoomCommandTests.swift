@@ -111,6 +111,36 @@ struct DeepZoomCommandTests {
         }
     }
 
+    @Test("compare gives each row's serial share at a deep view, and the bound it sets on two workers over one")
+    func compareSerialShare() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let runs = ["--runs", "3", "--warmup", "0", "--strategies", "serial,gcd", "--json", "c.json"]
+        let deep = try MandelProcess.run(
+            [
+                "compare", "--size", "96x64", "--tile", "32", "--center", "-1.7685,0.0035", "--zoom", "1e20",
+                "--iterations", "2000",
+            ] + runs, in: folder)
+        #expect(deep.status == 0, "\(deep.standardError)")
+        let rows = try #require(try jsonObject(atPath: folder + "/c.json")["results"] as? [[String: Any]])
+        #expect(rows.count == 2)
+        for row in rows {
+            let share = try #require(row["serial_share"] as? Double, "\(row["strategy"] ?? "?")")
+            #expect(share > 0 && share < 1)
+        }
+        let serial = try #require(rows.first { $0["strategy"] as? String == "serial" }?["serial_share"] as? Double)
+        #expect(
+            deep.standardOutput.contains(
+                "serial: \(Int((serial * 100).rounded()))% of serial's wall, so 2 workers can be at most "),
+            "\(deep.standardOutput)")
+
+        let shallow = try MandelProcess.run(["compare", "--size", "48x32"] + runs, in: folder)
+        #expect(shallow.status == 0, "\(shallow.standardError)")
+        let plain = try #require(try jsonObject(atPath: folder + "/c.json")["results"] as? [[String: Any]])
+        #expect(plain.allSatisfy { $0["serial_share"] is NSNull })
+        #expect(!shallow.standardOutput.contains("reference orbit"))
+    }
+
     @Test("zooms and centres of any length are read exactly: 1.333e1086 and 1,100 digits")
     func anyLength() throws {
         let folder = temporaryFolder()

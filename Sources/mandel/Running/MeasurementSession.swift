@@ -90,6 +90,7 @@ struct MeasurementSession {
         var merges: [MergeStatistics] = []
         var centreDone: [Double] = []
         var firstPicture: [Double] = []
+        var serialShares: [Double] = []
         var runs = 0
 
         mutating func add(_ run: RunBehaviour) {
@@ -107,6 +108,9 @@ struct MeasurementSession {
             if let merge = report.merge { merges.append(merge) }
             if let centre = report.centreDoneSeconds { centreDone.append(centre) }
             if let first = report.firstPictureSeconds { firstPicture.append(first) }
+            if let phases = report.deepPhases {
+                serialShares.append(DeepText.serialShare(phases, wallSeconds: report.wallSeconds))
+            }
         }
 
         var summary: StrategyBehaviour {
@@ -116,6 +120,7 @@ struct MeasurementSession {
             summary.mainQueue = lateness.map(StrategyBehaviour.MainQueue.init)
             if !centreDone.isEmpty { summary.centreDoneSeconds = median(centreDone) }
             if !firstPicture.isEmpty { summary.firstPictureSeconds = median(firstPicture) }
+            if !serialShares.isEmpty { summary.serialShare = median(serialShares) }
             if let first = merges.first {
                 summary.merge = MergeStatistics(
                     sharing: first.sharing, batches: Int(median(merges.map { Double($0.batches) })),

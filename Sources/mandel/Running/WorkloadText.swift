@@ -70,7 +70,20 @@ enum WorkloadText {
         }
         if !same.isEmpty { sentence += "; the same within noise: \(same.joined(separator: ", "))" }
         if !slower.isEmpty { sentence += "; slower: \(slower.joined(separator: ", "))" }
-        return sentence + "."
+        sentence += "."
+        // Amdahl: the reference orbit and its table are serial whatever the strategy, so their share of
+        // a one-worker row's time bounds what the most workers measured can gain over it.
+        if let oneWorker = comparison.results.first(where: { $0.workers == 1 }),
+            let serial = oneWorker.behaviour.serialShare, let workers = comparison.results.map(\.workers).max(),
+            workers > 1
+        {
+            let bound = DeepText.amdahlBound(serialShare: serial, workers: workers)
+            sentence +=
+                " The reference orbit and its table are serial: \(Int((serial * 100).rounded()))% of "
+                + "\(oneWorker.strategy)'s wall, so \(workers) workers can be at most "
+                + "\(NumberFormat.decimal(bound))x \(oneWorker.strategy)."
+        }
+        return sentence
     }
 
     /// The workload as the JSON export records it.
