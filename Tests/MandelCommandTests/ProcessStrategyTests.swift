@@ -53,41 +53,29 @@ struct ProcessStrategyTests {
 
     @Test("a helper that dies, hangs or answers badly costs one replacement and no pixel", arguments: faults)
     func injectedFault(fault: String) throws {
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        _ = try MandelProcess.run(Self.picture + ["--split", "rows", "--strategy", "gcd", "-o", "gcd.png"], in: folder)
-        let started = Date()
-        let process = try MandelProcess.start(
-            Self.picture + ["--split", "rows", "--strategy", "process", "-o", "process.png", "--json"], in: folder,
-            environment: ["MANDEL_HELPER_FAULTS": fault, "MANDEL_HELPER_DEADLINE": "2"])
-        let result = try finish(process, within: 20, "the render with fault \(fault)")
-        #expect(result.status == 0, "\(result.standardError)")
-        #expect(Date().timeIntervalSince(started) < 10)
-        let report = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
-        #expect(report["helper_crashes"] as? Int == 1, "\(fault): \(report["helper_crashes"] ?? "none")")
-        let retried = report["work_retried"] as? Int ?? -1
+        let render = try renderWithFaults(
+            Self.picture + ["--split", "rows"], faults: fault, helperDeadline: "2", within: 20,
+            "the render with fault \(fault)")
+        #expect(render.result.status == 0, "\(render.result.standardError)")
+        #expect(render.seconds < 10)
+        #expect(render.report["helper_crashes"] as? Int == 1, "\(fault): \(render.report["helper_crashes"] ?? "none")")
+        let retried = render.report["work_retried"] as? Int ?? -1
         #expect((1...2).contains(retried), "\(fault): \(retried) tiles sent again")
-        #expect(try sameFiles(folder + "/gcd.png", folder + "/process.png"), "\(fault)")
-        try expectNoHelpers(of: process.processIdentifier, within: 2)
+        #expect(render.sameAsGCD, "\(fault)")
+        try expectNoHelpers(of: render.parent, within: 2)
     }
 
     /// One worker, 80 tiles of 32×32: when the helper receives its last request (tile 79), the
     /// slot's source has run dry, and the tile it dies with is the only one left to send again.
     @Test("a helper that dies at the last tile, with none left to hand out, still has that tile sent again")
     func deathAtTheLastTile() throws {
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let alone = Self.view + ["--workers", "1"]
-        _ = try MandelProcess.run(alone + ["--strategy", "gcd", "-o", "gcd.png"], in: folder)
-        let process = try MandelProcess.start(
-            alone + ["--strategy", "process", "-o", "process.png", "--json"], in: folder,
-            environment: ["MANDEL_HELPER_FAULTS": "trap:0.0@79"])
-        let result = try finish(process, within: 20, "the render whose helper traps at its last tile")
-        #expect(result.status == 0, "\(result.standardError)")
-        let report = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
-        #expect(report["helper_crashes"] as? Int == 1)
-        #expect(report["work_retried"] as? Int == 1)
-        #expect(try sameFiles(folder + "/gcd.png", folder + "/process.png"))
+        let render = try renderWithFaults(
+            Self.view + ["--workers", "1"], faults: "trap:0.0@79", within: 20,
+            "the render whose helper traps at its last tile")
+        #expect(render.result.status == 0, "\(render.result.standardError)")
+        #expect(render.report["helper_crashes"] as? Int == 1)
+        #expect(render.report["work_retried"] as? Int == 1)
+        #expect(render.sameAsGCD)
     }
 
     @Test("helpers that die before finishing a tile, three in a row, fail the render: 69, one line, no file")
@@ -110,21 +98,16 @@ struct ProcessStrategyTests {
 
     @Test("helpers that trap at their third tile still finish two each: the render goes on and counts every death")
     func repeatedTraps() throws {
-        let folder = temporaryFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let rows = Self.picture + ["--split", "rows"]
-        _ = try MandelProcess.run(rows + ["--strategy", "gcd", "-o", "gcd.png"], in: folder)
-        let process = try MandelProcess.start(
-            rows + ["--strategy", "process", "-o", "process.png", "--json"], in: folder,
-            environment: ["MANDEL_HELPER_FAULTS": "trap:0.*@2"])
-        let result = try finish(process, within: 30, "the render whose helpers trap at their third tile")
-        #expect(result.status == 0, "\(result.standardError)")
-        let report = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as! [String: Any]
+        let render = try renderWithFaults(
+            Self.picture + ["--split", "rows"], faults: "trap:0.*@2", within: 30,
+            "the render whose helpers trap at their third tile")
+        #expect(render.result.status == 0, "\(render.result.standardError)")
+        let report = render.report
         // Slot 0 has 120 rows. Each of its helpers finishes two, and traps when the third request
         // arrives, the fourth already asked for: both are sent again. The 60th finishes the last two.
         #expect(report["helper_crashes"] as? Int == 59)
         #expect(report["work_retried"] as? Int == 118)
-        #expect(try sameFiles(folder + "/gcd.png", folder + "/process.png"))
+        #expect(render.sameAsGCD)
     }
 
     // MARK: - Deaths from outside, at random moments
@@ -298,6 +281,37 @@ struct ProcessStrategyTests {
         return MandelProcess.Result(
             status: process.terminationStatus, standardOutput: String(decoding: outData.get(), as: UTF8.self),
             standardError: String(decoding: errData.get(), as: UTF8.self))
+    }
+
+    /// A `process` render of `picture` with `faults` injected (`MANDEL_HELPER_FAULTS`): what it
+    /// printed, its JSON report, how long it took, and whether its file is gcd's of the same picture.
+    private struct FaultedRender {
+        let result: MandelProcess.Result
+        let report: [String: Any]
+        let seconds: Double
+        let sameAsGCD: Bool
+        let parent: Int32
+    }
+
+    private func renderWithFaults(
+        _ picture: [String], faults: String, helperDeadline: String? = nil, within seconds: Double, _ what: String
+    ) throws -> FaultedRender {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        _ = try MandelProcess.run(picture + ["--strategy", "gcd", "-o", "gcd.png"], in: folder)
+        var environment = ["MANDEL_HELPER_FAULTS": faults]
+        environment["MANDEL_HELPER_DEADLINE"] = helperDeadline
+        let started = Date()
+        let process = try MandelProcess.start(
+            picture + ["--strategy", "process", "-o", "process.png", "--json"], in: folder, environment: environment)
+        let result = try finish(process, within: seconds, what)
+        let elapsed = Date().timeIntervalSince(started)
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any],
+            "\(result.standardOutput)")
+        return FaultedRender(
+            result: result, report: report, seconds: elapsed,
+            sameAsGCD: try sameFiles(folder + "/gcd.png", folder + "/process.png"), parent: process.processIdentifier)
     }
 
     private func sameFiles(_ first: String, _ second: String) throws -> Bool {
