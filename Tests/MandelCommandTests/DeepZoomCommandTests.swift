@@ -141,6 +141,24 @@ struct DeepZoomCommandTests {
         #expect(!shallow.standardOutput.contains("reference orbit"))
     }
 
+    /// Helper processes have no reference orbit yet: naming `process` at a deep view is refused
+    /// up front; compare's default list leaves it out (it once drew other pixels, exit 70).
+    @Test("at a deep view, compare and sweep refuse --strategies with process, and compare leaves it out by default")
+    func processAtDepth() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let deep = ["--size", "96x64", "--tile", "32", "--center", "-1.7685,0.0035", "--zoom", "1e20", "--runs", "1"]
+        for command in [["compare"], ["sweep", "--workers", "1,2"]] {
+            let named = try MandelProcess.run(command + deep + ["--strategies", "gcd,process"], in: folder)
+            expectRefusal(named, status: 64, mentioning: "--strategies names process, whose helper processes have")
+        }
+        let all = try MandelProcess.run(["compare"] + deep + ["--warmup", "0", "--json", "c.json"], in: folder)
+        #expect(all.status == 0, "\(all.standardError)")
+        let rows = try #require(try jsonObject(atPath: folder + "/c.json")["results"] as? [[String: Any]])
+        let names = rows.compactMap { $0["strategy"] as? String }
+        #expect(names.count == 7 && !names.contains("process"), "\(names)")
+    }
+
     @Test("zooms and centres of any length are read exactly: 1.333e1086 and 1,100 digits")
     func anyLength() throws {
         let folder = temporaryFolder()

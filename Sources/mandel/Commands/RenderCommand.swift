@@ -110,11 +110,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
         if let bandHeight, bandHeight < 1 {
             throw ValidationError("--band-height must be a number of rows, 1 or more (got \(bandHeight))")
         }
-        if view.deepView != nil && strategy.strategy.name == "process" {
-            throw ValidationError(
-                "--strategy process sends tiles to helper processes, which have no reference orbit yet; choose "
-                    + "another strategy for a view rendered by perturbation")
-        }
+        try view.validateProcessStrategy(named: strategy.strategy.name == "process", command: "render")
         if visuals.counts != nil && view.samplesPerAxis > 1 {
             throw ValidationError(
                 "--counts writes one escape count per pixel; --supersample takes several, so remove one of them")
