@@ -64,13 +64,8 @@ public final class ProcessStat {
     /// `/proc/self/task/*/stat`), not counting the calling thread nor the instruments'
     /// (``SystemThread/instrumentName``).
     public static func runnableThreads() -> Int {
-        guard let directory = opendir("/proc/self/task") else { return 0 }
-        defer { closedir(directory) }
         var runnable = 0
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+        for name in SystemFile.names(in: "/proc/self/task") ?? [] {
             guard Int(name) != nil,
                 let stat = SystemFile.text("/proc/self/task/\(name)/stat"),
                 let close = stat.lastIndex(of: ")")

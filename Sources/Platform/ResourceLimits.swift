@@ -21,13 +21,8 @@ public enum ResourceLimits {
 
     /// The descriptors open in this process now.
     public static func openFileDescriptors() -> Int? {
-        guard let directory = opendir("/proc/self/fd") else { return nil }
-        defer { closedir(directory) }
-        var count = 0
-        while let entry = readdir(directory) {
-            if entry.pointee.d_name.0 != UInt8(ascii: ".") { count += 1 }
-        }
-        return count - 1  // the descriptor of the listing itself
+        guard let descriptors = SystemFile.names(in: "/proc/self/fd") else { return nil }
+        return descriptors.count - 1  // the descriptor of the listing itself
     }
 
     // MARK: - Threads
@@ -69,13 +64,8 @@ public enum ResourceLimits {
 
     /// The threads of every process whose real user is `user`: what `RLIMIT_NPROC` counts.
     private static func threadsOfUser(_ user: uid_t) -> Int {
-        guard let directory = opendir("/proc") else { return 0 }
-        defer { closedir(directory) }
         var total = 0
-        while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) {
-                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-            }
+        for name in SystemFile.names(in: "/proc") ?? [] {
             guard name.first?.isNumber == true, let status = SystemFile.text("/proc/\(name)/status"),
                 let uid = SystemFile.field("Uid", in: status)?.split(whereSeparator: \.isWhitespace).first,
                 uid_t(uid) == user

@@ -1,4 +1,4 @@
-/// Small text files of the kernel's (`/proc`, `/sys`), read without Foundation.
+/// Small text files and folders of the kernel's (`/proc`, `/sys`), read without Foundation.
 public enum SystemFile {
     /// The whole of a small file, or nil if it cannot be read.
     public static func text(_ path: String) -> String? {
@@ -25,5 +25,20 @@ public enum SystemFile {
             return rest.first == ":" ? rest.dropFirst().drop { $0.isWhitespace } : nil
         }
         return fields.first
+    }
+
+    /// The names in a folder, such as the thread ids in `/proc/self/task`, leaving out `.`, `..`
+    /// and any other name that starts with a dot; nil if the folder cannot be listed.
+    public static func names(in folder: String) -> [String]? {
+        guard let directory = opendir(folder) else { return nil }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if !name.hasPrefix(".") { names.append(name) }
+        }
+        return names
     }
 }
