@@ -53,19 +53,12 @@ enum VectorRowKernel {
         counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Int,
         julia: JuliaConstant?
     ) -> UInt64 {
-        let group = lanes * vectors
-        // Whole counts below 2^53 add exactly in Double lanes.
-        var total = Vector()
-        var start = 0
-        while start < count {
-            let width = smaller(group, count - start)
-            total += countGroup(
+        sumOverGroups(count: count) { start, width in
+            countGroup(
                 realParts: realParts + start, imaginary: imaginary, width: width, limit: limit,
                 counts: counts + start, smooth: smooth.map { $0 + start }, usefulLimit: Double(usefulLimit),
                 julia: julia)
-            start += width
         }
-        return UInt64(total.sum())
     }
 
     /// Marks a row's pixels in a bilevel row (1 for the set) and returns the sum of
@@ -78,21 +71,29 @@ enum VectorRowKernel {
         realParts: UnsafePointer<Double>, imaginary: Double, count: Int, limit: Int, usefulLimit: Int,
         julia: JuliaConstant?, into row: UnsafeMutablePointer<UInt8>, column: Int
     ) -> UInt64 {
-        let group = lanes * vectors
-        var total = Vector()
-        var start = 0
-        while start < count {
-            let width = smaller(group, count - start)
+        sumOverGroups(count: count) { start, width in
             let counts = groupCounts(
                 realParts: realParts + start, imaginary: imaginary, width: width, limit: limit, julia: julia)
             // Lane i of vector k is pixel Lk + i (L lanes a vector), which is bit 31 − (Lk + i).
             let inSet = equalLanes(counts, Double(limit))
             BilevelRow.write(inSet, count: width, into: row, column: column + start)
-            total +=
-                useful(counts.0, first: 0, width: width, usefulLimit: Double(usefulLimit))
+            return useful(counts.0, first: 0, width: width, usefulLimit: Double(usefulLimit))
                 + useful(counts.1, first: lanes, width: width, usefulLimit: Double(usefulLimit))
                 + useful(counts.2, first: 2 * lanes, width: width, usefulLimit: Double(usefulLimit))
                 + useful(counts.3, first: 3 * lanes, width: width, usefulLimit: Double(usefulLimit))
+        }
+    }
+
+    /// Calls `group` for each group of a row's `count` pixels in turn (`lanes × vectors`
+    /// pixels, fewer in the last), with its first pixel and its width, and returns the sum of
+    /// all the lanes `group` returns. Whole counts below 2^53 add exactly in Double lanes.
+    @inline(__always)
+    private static func sumOverGroups(count: Int, _ group: (_ start: Int, _ width: Int) -> Vector) -> UInt64 {
+        var total = Vector()
+        var start = 0
+        while start < count {
+            let width = smaller(lanes * vectors, count - start)
+            total += group(start, width)
             start += width
         }
         return UInt64(total.sum())
