@@ -235,13 +235,14 @@ public final class PictureRender: Sendable {
                 previewTiles: previewRecords,
                 centreDoneSeconds: plan.bandCount == 1
                     ? RenderReport.centreDone(records[.coloring] ?? [], size: job.size) : nil, recovery: run.recovery,
-                deepPhases: deepReference?.phases)
+                deepPhases: deepReference?.reportedPhases)
         }
 
         // A deep view's serial part: the reference orbit and its table, before any pixel.
         if let deep = job.deep {
             deepReference = DeepReference(
-                view: deep, grid: grid, limit: job.kernelLimit, workers: job.workers, cancellation: cancellation)
+                view: deep, grid: grid, limit: job.kernelLimit, workers: job.workers, cancellation: cancellation,
+                buildsTable: !strategy.workersBuildTheTable)
             if deepReference == nil {
                 end = MonotonicClock.nanoseconds()
                 endProcessorTime = ProcessorClock.nanoseconds()

@@ -73,6 +73,10 @@ public protocol RenderStrategy: Sendable {
 
     /// What the mechanism does when a worker crashes, in words.
     var recovery: String { get }
+
+    /// Whether the workers are other processes, which build a deep view's table themselves from
+    /// the reference orbit they receive: the render then builds none of its own.
+    var workersBuildTheTable: Bool { get }
 }
 
 /// What a threading mechanism's own cancellation can do.
@@ -108,5 +112,8 @@ extension RenderStrategy {
 
     /// Nothing: a worker is a thread, and its crash ends the process.
     public var recovery: String { "none: a worker is a thread of the process, and a crash in it ends the process" }
+
+    /// No: the workers share the render's table.
+    public var workersBuildTheTable: Bool { false }
 
 }

@@ -1,17 +1,18 @@
 import Synchronization
 
 /// Everything that decides the result of one pass's tiles, as bytes another process can
-/// render from: the sample grid, the kernel and its limits, the Julia constant, the
-/// colouring, its palette and (for histogram colouring's second pass) the sealed
-/// histogram. A process that decodes it renders any tile of the pass with the same code,
-/// and so the same bytes, as a thread of the render would.
+/// render from: the sample grid, the kernel and its limits, the Julia constant, a deep
+/// view's reference orbit (see ``DeepReference/encode(to:)``), the colouring, its palette
+/// and (for histogram colouring's second pass) the sealed histogram. A process that decodes
+/// it renders any tile of the pass with the same code, and so the same bytes, as a thread
+/// of the render would.
 ///
 /// A tile's result is its pixel rows (with each pixel's escape count too when the render
 /// keeps them for a cost map), or, for histogram colouring's counting pass, the histogram
 /// bin of each escaped sample, which the render adds to its own histogram.
 package struct TileRecipe: Sendable {
     /// The version of the encoding; a decoder refuses any other.
-    package static let version: UInt32 = 1
+    package static let version: UInt32 = 2
 
     /// What a tile's result holds.
     enum Kind: UInt8 {
@@ -48,6 +49,15 @@ package struct TileRecipe: Sendable {
         self.histogram = histogram
     }
 
+    /// Records that the processes that rendered from this recipe built their own tables of its
+    /// deep view in `seconds` (the longest of them): the report's table phase.
+    package func recordTableBuiltElsewhere(seconds: Double) {
+        samples.deep?.addTableBuiltElsewhere(seconds: seconds)
+    }
+
+    /// The seconds this process spent building the table of the deep view it decoded; 0 without one.
+    package var tableSeconds: Double { samples.deep?.phases.tableSeconds ?? 0 }
+
     /// The picture's width in pixels.
     var pictureWidth: Int { samples.grid.size.width / supersampling }
 
@@ -77,7 +87,7 @@ package struct TileRecipe: Sendable {
 extension TileRecipe {
     /// The recipe as bytes, version first.
     package var encoded: [UInt8] {
-        var writer = WireWriter(capacity: 64 + samples.grid.realParts.count * 8)
+        var writer = WireWriter(capacity: 64 + samples.grid.realParts.count * 8 + (samples.deep?.encodedBytes ?? 0))
         writer.write(Self.version)
         writer.write(kind.rawValue)
         writer.write(UInt32(supersampling))
@@ -98,6 +108,9 @@ extension TileRecipe {
             writer.write(julia.real)
             writer.write(julia.imaginary)
         }
+        // A deep view's reference.
+        writer.write(samples.deep != nil)
+        samples.deep?.encode(to: &writer)
         // The colouring.
         writer.write(colorizer != nil)
         if let colorizer {
@@ -184,7 +197,9 @@ extension TileRecipe {
             guard real.isFinite, imaginary.isFinite else { throw .init("a Julia constant that is not finite") }
             julia = JuliaConstant(real: real, imaginary: imaginary)
         }
-        let samples = SampleCounter(grid: grid, kernel: kernel, limit: limit, usefulLimit: usefulLimit, julia: julia)
+        let deep = try reader.readBool() ? try DeepReference.decode(from: &reader, limit: limit) : nil
+        let samples = SampleCounter(
+            grid: grid, kernel: kernel, limit: limit, usefulLimit: usefulLimit, julia: julia, deep: deep)
         var scheme: ColorScheme?
         var colorLimit = limit
         var palette = Palette.classic
@@ -298,14 +313,16 @@ extension EscapeHistogram {
 
 extension SampleCounter {
     /// A counter from its parts, as a recipe carries them.
-    init(grid: SampleGrid, kernel: IterationKernel, limit: Int, usefulLimit: Int, julia: JuliaConstant?) {
+    init(
+        grid: SampleGrid, kernel: IterationKernel, limit: Int, usefulLimit: Int, julia: JuliaConstant?,
+        deep: DeepReference?
+    ) {
         self.grid = grid
         self.kernel = kernel
         self.limit = limit
         self.usefulLimit = usefulLimit
         self.julia = julia
-        // A recipe carries no reference orbit: deep views are not sent to other processes yet.
-        self.deep = nil
+        self.deep = deep
     }
 }
 

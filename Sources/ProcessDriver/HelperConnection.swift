@@ -50,20 +50,25 @@ final class HelperConnection {
 
     /// Sends the helper `recipe` and waits for its `ready`, at most `startupNanoseconds` (a
     /// program starting on a loaded machine may take far longer than a tile's deadline).
-    func handshake(recipe: [UInt8], startupNanoseconds: UInt64) throws(Breakdown) {
+    /// Returns the seconds the helper spent building a deep view's table (0 without one).
+    func handshake(recipe: [UInt8], startupNanoseconds: UInt64) throws(Breakdown) -> Double {
         let start = HelperFrame.frame(.start) { writer in
             writer.write(deadline / 8)
             recipe.withUnsafeBytes { writer.append($0) }
         }
         try send(start)
         let (kind, length) = try readHeader(timeout: max(startupNanoseconds, deadline))
-        guard kind == .ready, length == 4 else {
-            throw Breakdown(description: "answered its start with a \(kind) frame")
+        guard kind == .ready, length == HelperFrame.readyBytes else {
+            throw Breakdown(description: "answered its start with a \(kind) frame of \(length) bytes")
         }
-        let version = try readPayload(length).load(as: UInt32.self)
-        guard UInt32(littleEndian: version) == HelperFrame.version else {
+        let payload = try readPayload(length)
+        let version = UInt32(littleEndian: payload.loadUnaligned(as: UInt32.self))
+        guard version == HelperFrame.version else {
             throw Breakdown(description: "speaks protocol \(version), not \(HelperFrame.version)")
         }
+        let tableNanoseconds = UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
+        // A table takes a fraction of a second; anything past a day is not a time.
+        return Double(min(tableNanoseconds, 86_400_000_000_000)) / 1e9
     }
 
     deinit { buffer.deallocate() }

@@ -4,7 +4,7 @@ import MandelbrotCore
 ///
 /// A frame is an 8-byte header (the kind, then the payload's length, both little-endian
 /// `UInt32`s) and its payload. The parent sends `start` once (the heartbeat interval and
-/// the pass's ``TileRecipe``), then `tile` requests; the helper answers `start` with
+/// the pass's ``TileRecipe``, with a deep view's reference orbit), then `tile` requests; the helper answers `start` with
 /// `ready`, and each `tile`, in the order asked, with `progress` frames while it renders
 /// (at least once per heartbeat interval) and one `done` frame with the tile's result.
 /// The helper leaves when its input ends. A reader checks every length before it reads.
@@ -13,7 +13,8 @@ enum HelperFrame {
     enum Kind: UInt32 {
         /// Parent → helper: `UInt64` heartbeat nanoseconds, then the recipe.
         case start = 1
-        /// Helper → parent: the protocol version it speaks (`UInt32`).
+        /// Helper → parent: the protocol version it speaks (`UInt32`), then the nanoseconds it spent
+        /// building a deep view's table from the recipe's orbit (`UInt64`, 0 without one).
         case ready = 2
         /// Parent → helper: `UInt32` tile index, then its rectangle as four `UInt32`s (x, y, width, height).
         case tile = 3
@@ -26,8 +27,10 @@ enum HelperFrame {
     }
 
     /// The version of this protocol; a helper that answers another is refused.
-    static let version: UInt32 = 1
+    static let version: UInt32 = 2
     static let headerBytes = 8
+    /// The bytes of a `ready` frame's payload.
+    static let readyBytes = 4 + 8
     /// The bytes of a `done` frame before the result.
     static let doneHeaderBytes = 4 + 8 + 8 + 8
     /// The longest `start` frame a helper accepts (a recipe of a very wide picture's grid).

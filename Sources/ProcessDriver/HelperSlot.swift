@@ -41,7 +41,8 @@ extension ProcessStrategy {
             }
             pass.adopt(helper, slot: slot)
             do {
-                try helper.handshake(recipe: pass.recipe, startupNanoseconds: startupNanoseconds)
+                let tableSeconds = try helper.handshake(recipe: pass.recipe, startupNanoseconds: startupNanoseconds)
+                pass.recordTable(seconds: tableSeconds)
                 while true {
                     // A dead helper's tiles first, then new ones until the source runs dry.
                     while asked.count < requestsAhead {

@@ -43,7 +43,12 @@ public enum ProcessHelper {
                 case .failure(let error): return fail("cannot read the recipe: \(error)")
                 }
                 requests = 0
-                send(HelperFrame.frame(.ready) { $0.write(HelperFrame.version) })
+                let tableNanoseconds = UInt64((recipe?.tableSeconds ?? 0) * 1e9)
+                send(
+                    HelperFrame.frame(.ready) { writer in
+                        writer.write(HelperFrame.version)
+                        writer.write(tableNanoseconds)
+                    })
             case .tile:
                 guard let recipe, length == 20 else { return fail("a tile request before the recipe, or malformed") }
                 let values = payload.withUnsafeBytes { raw in

@@ -31,6 +31,9 @@ public struct ProcessStrategy: RenderStrategy {
 
     public init() {}
 
+    /// Yes: each helper builds a deep view's table from the orbit its recipe carries.
+    public var workersBuildTheTable: Bool { true }
+
     public var name: String { "process" }
 
     public var summary: String {
@@ -98,6 +101,10 @@ public struct ProcessStrategy: RenderStrategy {
             thread.name = "mandel.helper.\(slot)"
             thread.start()
         }
-        group.notify(queue: .main, execute: completion)
+        group.notify(queue: .main) {
+            // The helpers built their tables side by side: the pass waited for the slowest.
+            recipe.recordTableBuiltElsewhere(seconds: pass.tableSeconds)
+            completion()
+        }
     }
 }

@@ -11,6 +11,8 @@ final class SharedPass: Sendable {
     /// and ThreadSanitizer cannot see `Mutex`'s contended path (it reported this table as a race).
     private let helpers = Locked<[Int: Int32]>([:])
     private let stopped = Atomic(false)
+    /// The longest any helper of the pass took to build a deep view's table from the orbit it received.
+    private let longestTable = Locked<Double>(0)
 
     init(work: RenderWork, recipe: [UInt8], executable: String) {
         self.work = work
@@ -20,6 +22,12 @@ final class SharedPass: Sendable {
 
     /// Whether the pass was cancelled, by the flag or the mechanism's own cancel.
     var isStopped: Bool { stopped.load(ordering: .relaxed) || work.isCancelled }
+
+    /// Records that a helper built its table in `seconds`.
+    func recordTable(seconds: Double) { longestTable.withLock { $0 = max($0, seconds) } }
+
+    /// The longest a helper of the pass took to build its table.
+    var tableSeconds: Double { longestTable.withLock { $0 } }
 
     /// Kills every helper: the native cancel.
     func stopAll() {

@@ -141,22 +141,62 @@ struct DeepZoomCommandTests {
         #expect(!shallow.standardOutput.contains("reference orbit"))
     }
 
-    /// Helper processes have no reference orbit yet: naming `process` at a deep view is refused
-    /// up front; compare's default list leaves it out (it once drew other pixels, exit 70).
-    @Test("at a deep view, compare and sweep refuse --strategies with process, and compare leaves it out by default")
-    func processAtDepth() throws {
+    /// The "1e14" location of Benchmarks/deep-locations.tsv at 32×32, by perturbation, 16 tiles.
+    static let location1e14 = [
+        "render", "--size", "32x32", "--tile", "8", "--workers", "2", "--precision", "perturbation",
+        "--center",
+        "-1.759817130804847813610825010561798238243999999999999999999800,"
+            + "-0.012593310799749865383746631843264858450340000000000000000000",
+        "--zoom", "1.333333333333333333333333333333333333333e14", "--iterations", "4036",
+    ]
+
+    /// The helpers receive the parent's reference orbit in their recipe and build their own
+    /// table from it: the same file and counts as gcd's, every colouring, with and without the table.
+    @Test(
+        "process renders a deep view as gcd does: the same PNG and --counts, every colouring, --bla on and off",
+        arguments: ["bw", "gray", "smooth", "histogram"])
+    func processAtDepth(color: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for bla in ["on", "off"] {
+            var reports: [String: [String: Any]] = [:]
+            for strategy in ["gcd", "process"] {
+                let result = try MandelProcess.run(
+                    Self.location1e14 + [
+                        "--color", color, "--bla", bla, "--strategy", strategy, "--counts", "\(strategy).npy", "-o",
+                        "\(strategy).png", "--json",
+                    ], in: folder, deadline: 20)
+                #expect(result.status == 0, "\(result.standardError)")
+                reports[strategy] =
+                    try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+            }
+            let png = try ["gcd", "process"].map { try Data(contentsOf: URL(fileURLWithPath: folder + "/\($0).png")) }
+            let counts = try ["gcd", "process"].map { try NumPyCounts(path: folder + "/\($0).npy").counts }
+            #expect(png[0] == png[1], "\(color), --bla \(bla): the PNGs differ")
+            #expect(counts[0] == counts[1] && counts[0].count == 32 * 32, "\(color), --bla \(bla): the counts differ")
+            // The phases: the orbit the parent computed, the table the helpers built (none without it).
+            let process = try #require(reports["process"])
+            #expect((process["orbit_seconds"] as? Double ?? 0) > 0, "\(process)")
+            #expect(process["orbit_steps"] as? Int == reports["gcd"]?["orbit_steps"] as? Int)
+            let table = try #require(process["table_seconds"] as? Double)
+            #expect(bla == "on" ? table > 0 : table == 0, "--bla \(bla): table \(table) s")
+        }
+    }
+
+    /// compare checks every row's pixels against serial's (exit 70 otherwise): process among them.
+    @Test("at a deep view, compare's default list includes process, and sweep takes it by name")
+    func processListedAtDepth() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let deep = ["--size", "96x64", "--tile", "32", "--center", "-1.7685,0.0035", "--zoom", "1e20", "--runs", "1"]
-        for command in [["compare"], ["sweep", "--workers", "1,2"]] {
-            let named = try MandelProcess.run(command + deep + ["--strategies", "gcd,process"], in: folder)
-            expectRefusal(named, status: 64, mentioning: "--strategies names process, whose helper processes have")
-        }
         let all = try MandelProcess.run(["compare"] + deep + ["--warmup", "0", "--json", "c.json"], in: folder)
         #expect(all.status == 0, "\(all.standardError)")
         let rows = try #require(try jsonObject(atPath: folder + "/c.json")["results"] as? [[String: Any]])
         let names = rows.compactMap { $0["strategy"] as? String }
-        #expect(names.count == 7 && !names.contains("process"), "\(names)")
+        #expect(names.count == 8 && names.contains("process"), "\(names)")
+        let sweep = try MandelProcess.run(
+            ["sweep", "--workers", "1,2", "--strategies", "process"] + deep + ["--warmup", "0"], in: folder)
+        #expect(sweep.status == 0, "\(sweep.standardError)")
     }
 
     @Test("zooms and centres of any length are read exactly: 1.333e1086 and 1,100 digits")

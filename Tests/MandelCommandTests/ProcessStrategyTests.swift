@@ -78,6 +78,20 @@ struct ProcessStrategyTests {
         #expect(render.sameAsGCD)
     }
 
+    /// The helper that takes the dead one's place receives the reference orbit in its recipe too.
+    @Test("a helper that dies during a deep render is replaced, gets the orbit, and the picture is gcd's")
+    func deathAtDepth() throws {
+        let render = try renderWithFaults(
+            DeepZoomCommandTests.location1e14 + ["--color", "smooth", "--split", "rows"], faults: "trap:0.0@1",
+            within: 20,
+            "the deep render whose helper traps at its second tile")
+        #expect(render.result.status == 0, "\(render.result.standardError)")
+        #expect(render.report["helper_crashes"] as? Int == 1)
+        #expect(render.report["precision"] as? String == "perturbation")
+        #expect(render.sameAsGCD)
+        try expectNoHelpers(of: render.parent, within: 2)
+    }
+
     @Test("helpers that die before finishing a tile, three in a row, fail the render: 69, one line, no file")
     func restartLimit() throws {
         let folder = temporaryFolder()

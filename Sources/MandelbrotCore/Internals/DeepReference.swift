@@ -5,17 +5,26 @@ import Platform
 /// the view's centre (computed in MPFR, kept as `Double`s) and the BLA table built over it.
 final class DeepReference: @unchecked Sendable {
     // Written only by `init`; read by any number of workers afterwards.
-    private var context = deep_context()
-    private let orbit: UnsafeMutablePointer<Double>
+    private(set) var context = deep_context()
+    let orbit: UnsafeMutablePointer<Double>
     let phases: DeepPhases
     let usesTable: Bool
+    /// The largest delta of the grid, which the table's radii allow for.
+    let largestDelta: deep_real
+    /// Seconds other processes spent building their own copies of the table from this orbit
+    /// (the longest of each pass's helpers, summed over passes): see ``reportedPhases``.
+    private let tableElsewhere = Locked<Double>(0)
 
     /// The tolerance of the table's linear steps: the neglected z² at most 2⁻⁵³ of the kept term.
     static let tableTolerance = 0x1p-53
 
     /// Computes the orbit to `limit` steps (or its escape) for a grid of `size` samples, and the
-    /// table unless the view says not to; nil if `cancellation` was set meanwhile.
-    init?(view: DeepView, grid: SampleGrid, limit: Int, workers: Int, cancellation: CancellationFlag) {
+    /// table unless the view says not to or `buildsTable` is false (the workers are other
+    /// processes, which build their own); nil if `cancellation` was set meanwhile.
+    init?(
+        view: DeepView, grid: SampleGrid, limit: Int, workers: Int, cancellation: CancellationFlag,
+        buildsTable: Bool = true
+    ) {
         let size = grid.size
         let bits = view.precisionBits(for: size)
         let orbitStart = MonotonicClock.nanoseconds()
@@ -40,16 +49,48 @@ final class DeepReference: @unchecked Sendable {
         let farthestReal = max(abs(grid.realParts.first ?? 0), abs(grid.realParts.last ?? 0))
         let farthestImaginary = max(abs(grid.imaginaryParts.first ?? 0), abs(grid.imaginaryParts.last ?? 0))
         let largest = Self.scaled(hypot(farthestReal, farthestImaginary), by: context.inverse_zoom)
+        largestDelta = largest
         // Deltas a Double holds with full precision (above 2^-1000 with room for the pixel offsets) stay Doubles.
         context.extended = context.inverse_zoom.e < -960 ? 1 : 0
         usesTable = view.usesTable
         let tableStart = MonotonicClock.nanoseconds()
-        if view.usesTable {
+        if view.usesTable && buildsTable {
             _ = deep_build_table(&context, largest, Self.tableTolerance, Int32(workers))
         }
         phases = DeepPhases(
-            orbitSeconds: orbitSeconds, tableSeconds: view.usesTable ? MonotonicClock.seconds(since: tableStart) : 0,
+            orbitSeconds: orbitSeconds,
+            tableSeconds: view.usesTable && buildsTable ? MonotonicClock.seconds(since: tableStart) : 0,
             orbitLength: Int(length), precisionBits: bits, extendedExponent: context.extended != 0)
+    }
+
+    /// A reference another process computed (see ``decode(from:limit:)``): `context` holds its
+    /// orbit (in `orbit`, 2·(`limit` + 1) doubles, which this reference now owns), its tiny steps
+    /// and view, but no table, which is built here as the other process would have built it.
+    init(received context: deep_context, orbit: UnsafeMutablePointer<Double>, largestDelta: deep_real, usesTable: Bool)
+    {
+        self.context = context
+        self.context.orbit = orbit
+        self.orbit = orbit
+        self.largestDelta = largestDelta
+        self.usesTable = usesTable
+        let tableStart = MonotonicClock.nanoseconds()
+        // One thread: this process is one worker among several.
+        if usesTable { _ = deep_build_table(&self.context, largestDelta, Self.tableTolerance, 1) }
+        phases = DeepPhases(
+            orbitSeconds: 0, tableSeconds: usesTable ? MonotonicClock.seconds(since: tableStart) : 0,
+            orbitLength: Int(context.length), precisionBits: 0, extendedExponent: context.extended != 0)
+    }
+
+    /// Adds `seconds` that another process spent building its copy of the table.
+    func addTableBuiltElsewhere(seconds: Double) { tableElsewhere.withLock { $0 += seconds } }
+
+    /// The phases for the report: the table's time is the one built here, or, where the workers
+    /// are other processes that build their own, theirs.
+    var reportedPhases: DeepPhases {
+        DeepPhases(
+            orbitSeconds: phases.orbitSeconds, tableSeconds: phases.tableSeconds + tableElsewhere.withLock { $0 },
+            orbitLength: phases.orbitLength, precisionBits: phases.precisionBits,
+            extendedExponent: phases.extendedExponent)
     }
 
     deinit {

@@ -113,7 +113,6 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
 
     mutating func validate() throws {
         try view.validateFitsInMemory(because: "mandel compare keeps whole pictures in memory")
-        try view.validateProcessStrategy(named: measurement.namesProcess, command: "compare")
         try work.validateSingleValues(command: "compare", size: view.size)
         try validateDistinctOutputs(outputs)
         try behaviour.validateSingleWait(command: "compare")
@@ -138,7 +137,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     /// The rows, in order.
     var entries: [MeasurementSession.Entry] {
         MeasurementSession.Entry.grid(
-            measurement.strategyList(deep: view.deepView != nil), orders: work.orders, sharings: sharing.sharings())
+            measurement.strategyList, orders: work.orders, sharings: sharing.sharings())
             + (progressOverhead
                 ? [
                     MeasurementSession.Entry(

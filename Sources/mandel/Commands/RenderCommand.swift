@@ -110,7 +110,6 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
         if let bandHeight, bandHeight < 1 {
             throw ValidationError("--band-height must be a number of rows, 1 or more (got \(bandHeight))")
         }
-        try view.validateProcessStrategy(named: strategy.strategy.name == "process", command: "render")
         if visuals.counts != nil && view.samplesPerAxis > 1 {
             throw ValidationError(
                 "--counts writes one escape count per pixel; --supersample takes several, so remove one of them")

@@ -84,14 +84,11 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
     var workerThreads: Int {
         var job = RenderJob(view: view, work: work)
         job.workers = work.workers?.max() ?? job.workers
-        return measurement.strategyList(deep: view.deepView != nil).map {
-            ProcessStart.threadsNeeded(by: $0, for: job.plan())
-        }.max() ?? 0
+        return measurement.strategyList.map { ProcessStart.threadsNeeded(by: $0, for: job.plan()) }.max() ?? 0
     }
 
     mutating func validate() throws {
         try view.validateFitsInMemory(because: "mandel sweep keeps whole pictures in memory")
-        try view.validateProcessStrategy(named: measurement.namesProcess, command: "sweep")
         try work.validateTiles(fitIn: view.size)
         let workerList = work.workers ?? []
         let tileList = work.tile ?? []
@@ -185,8 +182,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             }
             let session = MeasurementSession(
                 entries: MeasurementSession.Entry.grid(
-                    measurement.strategyList(deep: view.deepView != nil), orders: work.orders, sharings: sharings),
-                job: job,
+                    measurement.strategyList, orders: work.orders, sharings: sharings), job: job,
                 warmup: measurement.warmup, runs: measurement.runs, cancellation: watch.cancellation,
                 behaviour: pointBehaviour, previewEvery: firstPicture.preview)
             let comparison = try await session.measure()

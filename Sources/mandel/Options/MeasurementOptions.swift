@@ -64,13 +64,9 @@ struct MeasurementOptions: ParsableArguments {
         }
     }
 
-    /// Whether `--strategies` names the process strategy.
-    var namesProcess: Bool { strategies?.contains { $0.strategy.name == "process" } == true }
-
-    /// The strategies in order, the baseline first, each once; by default every one, less
-    /// `process` for a view rendered by perturbation (see ``ViewOptions/validateProcessStrategy``).
-    func strategyList(deep: Bool) -> [any RenderStrategy] {
-        guard let strategies else { return StrategyCatalog.all.filter { !deep || $0.name != "process" } }
+    /// The strategies in order, the baseline first, each once.
+    var strategyList: [any RenderStrategy] {
+        guard let strategies else { return StrategyCatalog.all }
         var list = [StrategyCatalog.baseline]
         for choice in strategies where !list.contains(where: { $0.name == choice.strategy.name }) {
             list.append(choice.strategy)

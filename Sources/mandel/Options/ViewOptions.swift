@@ -263,18 +263,3 @@ struct ViewOptions: ParsableArguments {
     /// The colouring in force.
     var colorScheme: ColorScheme { preset == .benchmarksGame ? .bw : (color ?? .smooth) }
 }
-
-extension ViewOptions {
-    /// `--strategy process` sends tiles to helper processes, which receive no reference orbit yet:
-    /// a view rendered by perturbation refuses it where it is named (`render --strategy`, or in
-    /// `--strategies` of `command`), and `compare` and `sweep` leave it out of their default list.
-    func validateProcessStrategy(named: Bool, command: String) throws {
-        guard deepView != nil, named else { return }
-        let choice =
-            command == "render"
-            ? "--strategy process sends tiles to helper processes, which have"
-            : "--strategies names process, whose helper processes have"
-        throw ValidationError(
-            "\(choice) no reference orbit yet; choose another strategy for a view rendered by perturbation")
-    }
-}
