@@ -22,6 +22,8 @@ public final class PictureRender: Sendable {
     public let cancellation: CancellationFlag
     /// Every pixel's escape count, if asked for (a picture rendered whole only).
     public let counts: IterationCounts?
+    /// How far a deep view's serial part has gone, for a progress meter; nil for a view in `Double`s.
+    public let serialProgress: SerialProgress?
 
     private let grid: SampleGrid
     private let canvases: [PixelBuffer]
@@ -109,6 +111,7 @@ public final class PictureRender: Sendable {
         self.canvases = canvases
         self.recorders = recorders
         counts = keepsCounts ? try IterationCounts(size: job.size) : nil
+        serialProgress = job.deep == nil ? nil : SerialProgress(stepLimit: job.kernelLimit)
         if let every = previewEvery {
             precondition(every >= 2, "a preview takes every second pixel or fewer")
             precondition(
@@ -239,15 +242,16 @@ public final class PictureRender: Sendable {
         }
 
         // A deep view's serial part: the reference orbit and its table, before any pixel.
-        if let deep = job.deep {
+        if let deep = job.deep, let serialProgress {
             deepReference = DeepReference(
                 view: deep, grid: grid, limit: job.kernelLimit, workers: job.workers, cancellation: cancellation,
-                buildsTable: !strategy.workersBuildTheTable)
+                progress: serialProgress, buildsTable: !strategy.workersBuildTheTable)
             if deepReference == nil {
                 end = MonotonicClock.nanoseconds()
                 endProcessorTime = ProcessorClock.nanoseconds()
                 throw RenderCancelled(report: report())
             }
+            serialProgress.enter(.pixels)
         }
         let samples = SampleCounter(job: job, grid: grid, deep: deepReference)
 

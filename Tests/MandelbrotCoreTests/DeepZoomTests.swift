@@ -138,7 +138,7 @@ struct DeepZoomTests {
             context.orbit = orbit
             defer { deep_free_context(&context) }
             let length = deep_reference_orbit(
-                view.centerReal, view.centerImaginary, bits, UInt64(iterations), &context, nil)
+                view.centerReal, view.centerImaginary, bits, UInt64(iterations), &context, nil, nil)
             #expect(length > 0 && length < UInt64(iterations), "\(name): the reference escapes")
             context.center_re = orbit[2]
             context.center_im = orbit[3]
@@ -199,6 +199,57 @@ struct DeepZoomTests {
         let counts = try await Self.render(view, size: size, iterations: iterations)
         #expect(pixels.map { counts[$0.y * size.width + $0.x] } == oracle)
         #expect(Set(counts).count > 10)
+    }
+
+    /// The meter's source: the orbit's steps while it runs (no tile finishes then), then the pixels' start.
+    @Test("a deep render tells its progress: the orbit's steps while it runs, then when the pixels began")
+    func serialProgress() async throws {
+        // "1e1086": an orbit of 538,502 steps at 3,679 bits, over a second; cancelled once it has shown steps.
+        let (deep, iterations) = try DeepLocations.named("1e1086")
+        var job = RenderJob(
+            size: ImageSize(width: 8, height: 8), region: .view(deep.approximateViewport), iterations: iterations,
+            workers: 1)
+        job.deep = deep
+        let render = try PictureRender(job: job)
+        let progress = try #require(render.serialProgress)
+        let running = Task { try await render.run(SerialStrategy()) }
+        let seen = try await withDeadline(waitingFor: "the orbit's first steps") {
+            while true {
+                let snapshot = progress.snapshot()
+                if snapshot.orbitSteps > 0 { return snapshot }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+        }
+        render.cancellation.cancel()
+        await #expect(throws: RenderCancelled.self) {
+            try await withDeadline(waitingFor: "the cancelled orbit") { _ = try await running.value }
+        }
+        #expect(seen.phase == .orbit && seen.pixelSeconds == nil)
+        #expect(seen.orbitSteps < 538_502 && seen.stepLimit == iterations)
+
+        // "1e14" whole: its reference escapes at step 557; the pixels' time is within the wall's.
+        let location = DeepLocations.location1e14
+        var shallow = RenderJob(
+            size: ImageSize(width: 16, height: 16), region: .view(deep.approximateViewport),
+            iterations: location.iterations, workers: 1)
+        shallow.deep = try #require(
+            DeepView(centerReal: location.real, centerImaginary: location.imaginary, zoom: location.zoom))
+        let whole = try PictureRender(job: shallow)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let report = try await withDeadline(waitingFor: "a 16x16 render of \"1e14\"") {
+            try await whole.run(SerialStrategy())
+        }
+        let done = try #require(whole.serialProgress).snapshot()
+        let elapsed = start.duration(to: clock.now) / .seconds(1)
+        let phases = try #require(report.deepPhases)
+        #expect(done.phase == .pixels && done.orbitSteps == phases.orbitLength && done.orbitSteps == 557)
+        // The pixels began after the orbit and the table, not with the render.
+        let pixelSeconds = try #require(done.pixelSeconds)
+        #expect(pixelSeconds > 0 && pixelSeconds <= elapsed - phases.orbitSeconds - phases.tableSeconds)
+
+        shallow.deep = nil
+        #expect(try PictureRender(job: shallow).serialProgress == nil)
     }
 
     @Test("a deep view's text is read exactly: centres 1e-999 apart (both 0 as Doubles) give different pictures")

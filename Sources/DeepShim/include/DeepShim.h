@@ -59,10 +59,15 @@ typedef struct {
 
 /// Computes the reference orbit of c = re + i·im (decimal strings) with `bits` of precision,
 /// up to `limit` steps or escape (|Z|² > 4), into `context->orbit` (2·(limit + 1) doubles) and its
-/// tiny steps. Checks `*cancel` every few thousand steps. Sets and returns `context->length`,
-/// or returns UINT64_MAX when cancelled or out of memory.
+/// tiny steps. Checks `*cancel` every few thousand steps, and stores the steps taken so far in
+/// `*steps` (when not NULL; an atomic store, read with deep_steps_taken) as often. Sets and returns
+/// `context->length`, or returns UINT64_MAX when cancelled or out of memory.
 uint64_t deep_reference_orbit(
-    const char *re, const char *im, long bits, uint64_t limit, deep_context *context, const volatile int *cancel);
+    const char *re, const char *im, long bits, uint64_t limit, deep_context *context, const volatile int *cancel,
+    uint64_t *steps);
+
+/// The steps deep_reference_orbit has stored in `*steps`: an atomic load, from any thread.
+uint64_t deep_steps_taken(const uint64_t *steps);
 
 /// 1 / zoom of a decimal string, computed with `bits` of precision; zero when the text is not a number.
 deep_real deep_inverse_zoom(const char *zoom, long bits);

@@ -20,21 +20,23 @@ final class DeepReference: @unchecked Sendable {
 
     /// Computes the orbit to `limit` steps (or its escape) for a grid of `size` samples, and the
     /// table unless the view says not to or `buildsTable` is false (the workers are other
-    /// processes, which build their own); nil if `cancellation` was set meanwhile.
+    /// processes, which build their own), telling `progress` how far it is; nil if `cancellation`
+    /// was set meanwhile.
     init?(
         view: DeepView, grid: SampleGrid, limit: Int, workers: Int, cancellation: CancellationFlag,
-        buildsTable: Bool = true
+        progress: SerialProgress, buildsTable: Bool = true
     ) {
         let size = grid.size
         let bits = view.precisionBits(for: size)
         let orbitStart = MonotonicClock.nanoseconds()
+        progress.enter(.orbit)
         orbit = .allocate(capacity: 2 * (limit + 1))
         // The orbit's loop reads a plain int that a cancel sets; the handler keeps it alive.
         let stop = StopWord(cancellation.isCancelled)
         let registration = cancellation.onCancel { stop.set() }
         context.orbit = orbit
         let length = deep_reference_orbit(
-            view.centerReal, view.centerImaginary, bits, UInt64(limit), &context, stop.word)
+            view.centerReal, view.centerImaginary, bits, UInt64(limit), &context, stop.word, progress.steps)
         if let registration { cancellation.removeHandler(registration) }
         guard length != .max else {
             deep_free_context(&context)
@@ -53,6 +55,7 @@ final class DeepReference: @unchecked Sendable {
         // Deltas a Double holds with full precision (above 2^-1000 with room for the pixel offsets) stay Doubles.
         context.extended = context.inverse_zoom.e < -960 ? 1 : 0
         usesTable = view.usesTable
+        progress.enter(.table)
         let tableStart = MonotonicClock.nanoseconds()
         if view.usesTable && buildsTable {
             _ = deep_build_table(&context, largest, Self.tableTolerance, Int32(workers))

@@ -1,5 +1,6 @@
 import Comparison
 import Dispatch
+import MandelbrotCore
 import Platform
 import Synchronization
 
@@ -14,7 +15,9 @@ import Synchronization
 /// bar, drawn once the render has taken half a second, redrawn 20 times a
 /// second and erased at the end; elsewhere it is a plain line at half a second
 /// and then every five seconds. Both show the elapsed time, the rate and an
-/// estimate of the time left.
+/// estimate of the time left. A deep view's serial part comes first and
+/// finishes no tile: the meter shows the reference orbit's steps then, and
+/// times the tiles from the pixels' start (see ``SerialProgress``).
 final class ProgressMeter: @unchecked Sendable {
     // @unchecked: the counter is atomic; the drawing state below is touched
     // only on the main queue (the timer's handler, finish()).
@@ -35,6 +38,7 @@ final class ProgressMeter: @unchecked Sendable {
     private var isFinished = false
     private let totalTiles: Int
     private let display: Display
+    private let serial: SerialProgress?
     private let start = MonotonicClock.nanoseconds()
     private var isDrawn = false
 
@@ -56,10 +60,11 @@ final class ProgressMeter: @unchecked Sendable {
                 + "the render ends (0/\(totalTiles) tiles now)")
     }
 
-    /// Starts a meter for `totalTiles`.
-    init(totalTiles: Int, display: Display) {
+    /// Starts a meter for `totalTiles`, after the serial part that `serial` follows (a deep view's).
+    init(totalTiles: Int, display: Display, serial: SerialProgress? = nil) {
         self.totalTiles = max(totalTiles, 1)
         self.display = display
+        self.serial = serial
         guard display != .none else {
             timer = nil
             return
@@ -101,17 +106,42 @@ final class ProgressMeter: @unchecked Sendable {
 
     /// The meter's text after `finished` of `total` tiles in `elapsed` seconds: the percentage,
     /// the counts, the time so far and, once a tile has finished, the rate and the time the
-    /// tiles left will take at that rate.
-    static func status(finished: Int, total: Int, elapsed: Double) -> String {
-        let fraction = Double(finished) / Double(total)
-        var status =
-            "\(Int((fraction * 100).rounded(.down)))%  \(finished)/\(total) tiles, \(NumberFormat.seconds(elapsed))"
+    /// tiles left will take at that rate. For a deep view (`serial`): while the reference orbit
+    /// is computed, its steps of the iteration limit and a bound on its time left (it may escape
+    /// sooner); then the table's phase; then the tiles' rate since the pixels began, for the
+    /// orbit's seconds are no tile's.
+    static func status(
+        finished: Int, total: Int, elapsed: Double, serial: SerialProgress.Snapshot? = nil
+    ) -> String {
+        let time = NumberFormat.seconds(elapsed)
+        if let serial, serial.phase == .orbit {
+            let limit = max(serial.stepLimit, 1)
+            var status =
+                "orbit \(percent(serial.orbitSteps, of: limit))  \(serial.orbitSteps)/\(limit) steps (serial), \(time)"
+            if serial.orbitSteps > 0 && elapsed > 0 {
+                // The orbit stops at the limit or sooner, where the reference escapes: a bound.
+                let left = Double(limit - serial.orbitSteps) / (Double(serial.orbitSteps) / elapsed)
+                status += ", at most \(NumberFormat.seconds(left)) left"
+            }
+            return status
+        }
+        if let serial, serial.phase == .table {
+            return "table of \(serial.orbitSteps) steps (serial), \(time)"
+        }
+        var status = "\(percent(finished, of: total))  \(finished)/\(total) tiles, \(time)"
+        let pixelSeconds = serial?.pixelSeconds
+        if let pixelSeconds { status += " (pixels \(NumberFormat.seconds(pixelSeconds)))" }
         if finished > 0 {
-            let rate = Double(finished) / elapsed
+            let rate = Double(finished) / (pixelSeconds ?? elapsed)
             let left = Double(total - finished) / rate
             status += ", \(NumberFormat.rate(rate)) tiles/s, about \(NumberFormat.seconds(left)) left"
         }
         return status
+    }
+
+    /// `part` of `whole` as a whole percentage, rounded down: 99.9% is not done.
+    private static func percent(_ part: Int, of whole: Int) -> String {
+        "\(Int((Double(part) / Double(whole) * 100).rounded(.down)))%"
     }
 
     private func draw() {
@@ -120,8 +150,15 @@ final class ProgressMeter: @unchecked Sendable {
         let now = MonotonicClock.nanoseconds()
         let elapsed = Double(now - start) / 1e9
         isDrawn = true
-        let fraction = Double(finishedTiles) / Double(totalTiles)
-        let status = Self.status(finished: finishedTiles, total: totalTiles, elapsed: elapsed)
+        let serial = self.serial?.snapshot()
+        // During the orbit the bar is the orbit's; the text says which.
+        let fraction =
+            if let serial, serial.phase == .orbit {
+                Double(serial.orbitSteps) / Double(max(serial.stepLimit, 1))
+            } else {
+                Double(finishedTiles) / Double(totalTiles)
+            }
+        let status = Self.status(finished: finishedTiles, total: totalTiles, elapsed: elapsed, serial: serial)
         switch display {
         case .bar:
             let filled = min(30, Int(fraction * 30))

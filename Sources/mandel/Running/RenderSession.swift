@@ -85,7 +85,8 @@ struct RenderSession {
                 part: part.map { ($0.index, $0.count) }),
             cancellation: watch.cancellation)
         let meter = ProgressMeter(
-            totalTiles: render.tilesPerRun, display: ProgressMeter.display(forced: visuals.progress))
+            totalTiles: render.tilesPerRun, display: ProgressMeter.display(forced: visuals.progress),
+            serial: render.serialProgress)
         // A strategy that starts no thread works on the main queue, where it was started.
         if strategy.threadsStarted(for: render.plan) == 0 { meter.announceBlockedMainQueue(strategy: strategy.name) }
         // Feeding a meter that draws nothing would still wake the main queue after
