@@ -227,24 +227,23 @@ struct DeepZoomTests {
         #expect(seen.phase == .orbit && seen.pixelSeconds == nil)
         #expect(seen.orbitSteps < 538_502 && seen.stepLimit == iterations)
 
-        // "1e14" whole: its reference escapes at step 557; the pixels' time is within the wall's.
-        let location = DeepLocations.location1e14
+        // "4e533" whole: its reference escapes at step 105,760 (some 0.1 s), before the limit of 120,000.
+        let (escaping, limit) = try DeepLocations.named("4e533")
         var shallow = RenderJob(
-            size: ImageSize(width: 16, height: 16), region: .view(deep.approximateViewport),
-            iterations: location.iterations, workers: 1)
-        shallow.deep = try #require(
-            DeepView(centerReal: location.real, centerImaginary: location.imaginary, zoom: location.zoom))
+            size: ImageSize(width: 8, height: 8), region: .view(escaping.approximateViewport), iterations: limit,
+            workers: 1)
+        shallow.deep = escaping
         let whole = try PictureRender(job: shallow)
         let clock = ContinuousClock()
         let start = clock.now
-        let report = try await withDeadline(waitingFor: "a 16x16 render of \"1e14\"") {
+        let report = try await withDeadline(waitingFor: "an 8x8 render of \"4e533\"") {
             try await whole.run(SerialStrategy())
         }
         let done = try #require(whole.serialProgress).snapshot()
         let elapsed = start.duration(to: clock.now) / .seconds(1)
         let phases = try #require(report.deepPhases)
-        #expect(done.phase == .pixels && done.orbitSteps == phases.orbitLength && done.orbitSteps == 557)
-        // The pixels began after the orbit and the table, not with the render.
+        #expect(done.phase == .pixels && done.orbitSteps == phases.orbitLength && done.orbitSteps == 105_760)
+        // The pixels began after the orbit and the table, not with the render (nor with the orbit).
         let pixelSeconds = try #require(done.pixelSeconds)
         #expect(pixelSeconds > 0 && pixelSeconds <= elapsed - phases.orbitSeconds - phases.tableSeconds)
 
