@@ -7,8 +7,10 @@
 
 #include <math.h>
 #include <mpfr.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define ZERO_EXPONENT (-(INT64_C(1) << 40))
 
@@ -138,6 +140,23 @@ deep_real deep_inverse_zoom(const char *zoom, long bits) {
     return result;
 }
 
+/// The table built beside the orbit (deep_reference_orbit_and_table): what the orbit's loop and the
+/// table's thread share while both run.
+typedef struct {
+    deep_context *context;
+    deep_real max_delta;
+    double epsilon;
+    /// Z_0 … Z_frontier are in the orbit (an atomic store by the orbit's loop, an atomic load by the builder).
+    uint64_t frontier;
+    /// 0 while the orbit runs, 1 once it is done (context->length set), 2 when it was cancelled (atomic).
+    int finished;
+    /// Held around the tiny steps' arrays, which the orbit's loop grows (realloc) and the builder reads.
+    pthread_mutex_t tiny_lock;
+    /// Entries built so far and allocated, per level; whether memory ran out.
+    uint64_t built[64], capacity[64];
+    int failed;
+} table_builder;
+
 /// Where a Double no longer holds a step of the orbit with full precision (both parts below this).
 #define TINY_BOUND 0x1p-960
 #define TINY_EXPONENT (-960)
@@ -166,9 +185,10 @@ static int record_tiny(deep_context *context, uint64_t n, mpfr_t x, mpfr_t y, ui
 
 uint64_t deep_steps_taken(const uint64_t *steps) { return __atomic_load_n(steps, __ATOMIC_RELAXED); }
 
-uint64_t deep_reference_orbit(
+/// deep_reference_orbit, publishing its frontier to `beside` (when not NULL) every 1,024 steps.
+static uint64_t reference_orbit(
     const char *re, const char *im, long bits, uint64_t limit, deep_context *context, const volatile int *cancel,
-    uint64_t *steps) {
+    uint64_t *steps, table_builder *beside) {
     double *orbit = context->orbit;
     mpfr_t cr, ci, x, y, x2, y2, t;
     mpfr_inits2(bits, cr, ci, x, y, x2, y2, t, (mpfr_ptr)0);
@@ -200,14 +220,20 @@ uint64_t deep_reference_orbit(
         double zi = mpfr_get_d(y, MPFR_RNDN);
         orbit[2 * (n + 1)] = zr;
         orbit[2 * (n + 1) + 1] = zi;
-        if (fabs(zr) < TINY_BOUND && fabs(zi) < TINY_BOUND && record_tiny(context, n + 1, x, y, &capacity) != 0) {
-            last = UINT64_MAX;
-            break;
+        if (fabs(zr) < TINY_BOUND && fabs(zi) < TINY_BOUND) {
+            if (beside) pthread_mutex_lock(&beside->tiny_lock);
+            int recorded = record_tiny(context, n + 1, x, y, &capacity);
+            if (beside) pthread_mutex_unlock(&beside->tiny_lock);
+            if (recorded != 0) {
+                last = UINT64_MAX;
+                break;
+            }
         }
         if (zr * zr + zi * zi > 4) {
             last = n + 1;
             break;
         }
+        if (beside && (n & 1023) == 1023) __atomic_store_n(&beside->frontier, n + 1, __ATOMIC_RELEASE);
         if ((n & 4095) == 4095) {
             if (steps) __atomic_store_n(steps, n + 1, __ATOMIC_RELAXED);
             if (cancel && *cancel) {
@@ -222,6 +248,12 @@ uint64_t deep_reference_orbit(
     return last;
 }
 
+uint64_t deep_reference_orbit(
+    const char *re, const char *im, long bits, uint64_t limit, deep_context *context, const volatile int *cancel,
+    uint64_t *steps) {
+    return reference_orbit(re, im, bits, limit, context, cancel, steps, NULL);
+}
+
 /// Z_m with its full precision: the Double of the orbit, or the tiny step's exact value.
 static deep_complex orbit_exact(const deep_context *context, uint64_t m) {
     double zr = context->orbit[2 * m], zi = context->orbit[2 * m + 1];
@@ -234,6 +266,16 @@ static deep_complex orbit_exact(const deep_context *context, uint64_t m) {
     }
     if (low < context->tiny_count && context->tiny_index[low] == m) return context->tiny_value[low];
     return complex_make(zr, zi, 0);
+}
+
+/// orbit_exact while the orbit may still grow its tiny steps: under `lock` where it reads them.
+static deep_complex orbit_exact_locked(const deep_context *context, uint64_t m, pthread_mutex_t *lock) {
+    double zr = context->orbit[2 * m], zi = context->orbit[2 * m + 1];
+    if (!lock || fabs(zr) >= TINY_BOUND || fabs(zi) >= TINY_BOUND) return orbit_exact(context, m);
+    pthread_mutex_lock(lock);
+    deep_complex z = orbit_exact(context, m);
+    pthread_mutex_unlock(lock);
+    return z;
 }
 
 uint64_t deep_oracle_pixel(
@@ -278,8 +320,8 @@ uint64_t deep_oracle_pixel(
 
 /// The entry for one step at reference index m: z ← 2·Z_m·z + dc, valid while z² is
 /// negligible beside 2·Z_m·z: |z| < ε·|2·Z_m| (kept as a bound on max(|re|, |im|)).
-static deep_bla single_step(const deep_context *context, uint64_t m, double epsilon) {
-    deep_complex a = orbit_exact(context, m);
+static deep_bla single_step(const deep_context *context, uint64_t m, double epsilon, pthread_mutex_t *lock) {
+    deep_complex a = orbit_exact_locked(context, m, lock);
     a.e += 1;
     deep_real r = complex_modulus(a);
     r = real_multiply(r, real_make(epsilon * M_SQRT1_2, 0));
@@ -315,29 +357,40 @@ static deep_bla_double plain_entry(deep_bla entry, int extended) {
     return plain;
 }
 
-int deep_build_table(deep_context *context, deep_real max_delta, double epsilon, int threads) {
-    (void)threads;
-    deep_free_table(context);
-    uint64_t steps = context->length >= 1 ? context->length - 1 : 0;
-    int k = 1;
-    uint64_t size = steps / 2;
-    while (size > 0 && k < 64) {
-        deep_bla *level = malloc(size * sizeof(deep_bla));
-        deep_bla_double *plain = malloc(size * sizeof(deep_bla_double));
-        if (!level || !plain) {
-            free(level);
-            free(plain);
-            deep_free_table(context);
-            return -1;
+/// Builds every entry whose steps are known: with Z_0 … Z_frontier in the orbit, level 1 has
+/// (frontier − 1) / 2 entries (the last step of entry j is Z_{2j+2}, and the table of an orbit of
+/// length L has (L − 1) / 2), and level k half of level k − 1's. Entries are built in order, each as
+/// deep_build_table builds it, so a table built beside the orbit equals one built after it.
+/// Returns -1 when memory runs out.
+static int build_available(table_builder *b, uint64_t frontier, pthread_mutex_t *lock) {
+    deep_context *context = b->context;
+    for (int k = 1; k < 64; k++) {
+        uint64_t available = k == 1 ? (frontier >= 1 ? (frontier - 1) / 2 : 0) : b->built[k - 1] / 2;
+        if (available <= b->built[k]) {
+            if (available == 0) break;
+            continue;
         }
-        for (uint64_t j = 0; j < size; j++) {
+        if (available > b->capacity[k]) {
+            uint64_t grown = b->capacity[k] ? 2 * b->capacity[k] : 4096;
+            while (grown < available) grown *= 2;
+            deep_bla *level = realloc(context->levels[k], grown * sizeof(deep_bla));
+            if (level) context->levels[k] = level;
+            deep_bla_double *plain = realloc(context->levels_double[k], grown * sizeof(deep_bla_double));
+            if (plain) context->levels_double[k] = plain;
+            if (!level || !plain) return -1;
+            b->capacity[k] = grown;
+        }
+        deep_bla *level = context->levels[k];
+        deep_bla_double *plain = context->levels_double[k];
+        for (uint64_t j = b->built[k]; j < available; j++) {
             if (k == 1) {
                 uint64_t m = 1 + 2 * j;
                 level[j] = merge(
-                    single_step(context, m, epsilon), single_step(context, m + 1, epsilon), max_delta);
+                    single_step(context, m, b->epsilon, lock), single_step(context, m + 1, b->epsilon, lock),
+                    b->max_delta);
             } else {
                 deep_bla *below = context->levels[k - 1];
-                level[j] = merge(below[2 * j], below[2 * j + 1], max_delta);
+                level[j] = merge(below[2 * j], below[2 * j + 1], b->max_delta);
             }
             plain[j] = plain_entry(level[j], context->extended);
             // An entry's radius is at most that of the half it starts with (merge takes the
@@ -347,26 +400,106 @@ int deep_build_table(deep_context *context, deep_real max_delta, double epsilon,
                 plain[j].r = context->levels_double[k - 1][2 * j].r;
             }
         }
-        context->levels[k] = level;
-        context->levels_double[k] = plain;
-        context->level_sizes[k] = size;
+        b->built[k] = available;
+    }
+    return 0;
+}
+
+/// The table once every entry is built: its levels' sizes and entry_radii. Returns -1 when memory runs out.
+static int finish_table(table_builder *b) {
+    deep_context *context = b->context;
+    context->level_count = 0;
+    for (int k = 1; k < 64 && b->built[k] > 0; k++) {
+        context->level_sizes[k] = b->built[k];
         context->level_count = k;
-        k += 1;
-        size /= 2;
     }
     if (context->level_count > 0) {
         // entry_radii[m / 2] for m = 0 … length: the level-1 radius for odd m, 0 where no entry starts.
         uint64_t count = context->length / 2 + 1;
         context->entry_radii = calloc(count, sizeof(double));
-        if (!context->entry_radii) {
-            deep_free_table(context);
-            return -1;
-        }
+        if (!context->entry_radii) return -1;
         for (uint64_t j = 0; j < context->level_sizes[1]; j++) {
             context->entry_radii[j] = context->levels_double[1][j].r;
         }
     }
     return 0;
+}
+
+int deep_build_table(deep_context *context, deep_real max_delta, double epsilon, int threads) {
+    (void)threads;
+    deep_free_table(context);
+    table_builder b = {.context = context, .max_delta = max_delta, .epsilon = epsilon};
+    if (build_available(&b, context->length, NULL) != 0 || finish_table(&b) != 0) {
+        deep_free_table(context);
+        return -1;
+    }
+    return 0;
+}
+
+int deep_build_table_prefix(
+    deep_context *context, deep_real max_delta, double epsilon, uint64_t frontier, uint64_t *level_sizes) {
+    deep_free_table(context);
+    table_builder b = {.context = context, .max_delta = max_delta, .epsilon = epsilon};
+    int built = build_available(&b, frontier, NULL);
+    for (int k = 0; k < 64; k++) level_sizes[k] = b.built[k];
+    // The entries stay in context->levels (level_count set) for the caller to read, then deep_free_table.
+    for (int k = 1; k < 64 && b.built[k] > 0; k++) context->level_count = k;
+    if (built != 0) deep_free_table(context);
+    return built;
+}
+
+static double monotonic_seconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
+}
+
+/// The table's thread: builds what the orbit's frontier allows, every 200 µs, until the orbit is
+/// done (then the rest) or cancelled.
+static void *build_beside(void *argument) {
+    table_builder *b = argument;
+    for (;;) {
+        int finished = __atomic_load_n(&b->finished, __ATOMIC_ACQUIRE);
+        if (finished == 2) return NULL;
+        if (finished == 1) {
+            // The orbit is done and no longer touches the tiny steps.
+            if (build_available(b, b->context->length, NULL) != 0) b->failed = 1;
+            return NULL;
+        }
+        uint64_t frontier = __atomic_load_n(&b->frontier, __ATOMIC_ACQUIRE);
+        if (build_available(b, frontier, &b->tiny_lock) != 0) {
+            b->failed = 1;
+            return NULL;
+        }
+        struct timespec pause = {0, 200000};
+        nanosleep(&pause, NULL);
+    }
+}
+
+uint64_t deep_reference_orbit_and_table(
+    const char *re, const char *im, long bits, uint64_t limit, deep_context *context, const volatile int *cancel,
+    uint64_t *steps, deep_real max_delta, double epsilon, double *orbit_seconds) {
+    double start = monotonic_seconds();
+    deep_free_table(context);
+    table_builder b = {.context = context, .max_delta = max_delta, .epsilon = epsilon};
+    pthread_t thread;
+    int beside = pthread_mutex_init(&b.tiny_lock, NULL) == 0;
+    if (beside && pthread_create(&thread, NULL, build_beside, &b) != 0) {
+        pthread_mutex_destroy(&b.tiny_lock);
+        beside = 0;
+    }
+    uint64_t length = reference_orbit(re, im, bits, limit, context, cancel, steps, beside ? &b : NULL);
+    *orbit_seconds = monotonic_seconds() - start;
+    if (beside) {
+        __atomic_store_n(&b.finished, length == UINT64_MAX ? 2 : 1, __ATOMIC_RELEASE);
+        pthread_join(thread, NULL);
+        pthread_mutex_destroy(&b.tiny_lock);
+    } else if (length != UINT64_MAX && build_available(&b, length, NULL) != 0) {
+        // No thread to build beside the orbit: built after it, as deep_build_table does.
+        b.failed = 1;
+    }
+    if (length == UINT64_MAX || b.failed || finish_table(&b) != 0) deep_free_table(context);
+    return length;
 }
 
 void deep_free_context(deep_context *context) {
@@ -379,7 +512,8 @@ void deep_free_context(deep_context *context) {
 }
 
 void deep_free_table(deep_context *context) {
-    for (int k = 1; k <= context->level_count; k++) {
+    // Every level, not only level_count's: a table given up half-built may have more.
+    for (int k = 1; k < 64; k++) {
         free(context->levels[k]);
         free(context->levels_double[k]);
         context->levels[k] = NULL;

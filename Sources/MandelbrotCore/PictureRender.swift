@@ -241,10 +241,10 @@ public final class PictureRender: Sendable {
                 deepPhases: deepReference?.reportedPhases)
         }
 
-        // A deep view's serial part: the reference orbit and its table, before any pixel.
+        // A deep view's serial part: the reference orbit (its table built beside it), before any pixel.
         if let deep = job.deep, let serialProgress {
             deepReference = DeepReference(
-                view: deep, grid: grid, limit: job.kernelLimit, workers: job.workers, cancellation: cancellation,
+                view: deep, grid: grid, limit: job.kernelLimit, cancellation: cancellation,
                 progress: serialProgress, buildsTable: !strategy.workersBuildTheTable)
             if deepReference == nil {
                 end = MonotonicClock.nanoseconds()

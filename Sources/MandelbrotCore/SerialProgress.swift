@@ -3,7 +3,7 @@ import Platform
 import Synchronization
 
 /// How far the serial part of a deep render has gone, for a progress meter: the reference
-/// orbit's steps while it is computed, then the table, then when the pixels began.
+/// orbit's steps while it is computed (the table is built beside it), then when the pixels began.
 ///
 /// At 10¹⁰⁸⁶ the orbit is most of the wall time and no tile finishes during it, so a meter
 /// that knew only tiles would show nothing moving, and then a rate that counts the orbit's
@@ -15,7 +15,7 @@ public final class SerialProgress: @unchecked Sendable {
 
     /// The phases of a deep render, in their order.
     public enum Phase: Int, Sendable {
-        case orbit, table, pixels
+        case orbit, pixels
     }
 
     /// The most steps the orbit can take: the iteration limit (it stops sooner where the reference escapes).

@@ -43,11 +43,6 @@ struct ProgressStatusTests {
                 finished: 0, total: 6, elapsed: 0.5,
                 serial: SerialProgress.Snapshot(phase: .orbit, orbitSteps: 100_000, stepLimit: 600_000))
                 == "orbit 16%  100000/600000 steps (serial), 0.500 s, at most 2.500 s left")
-        #expect(
-            ProgressMeter.status(
-                finished: 0, total: 6, elapsed: 1.5,
-                serial: SerialProgress.Snapshot(phase: .table, orbitSteps: 538_502, stepLimit: 600_100))
-                == "table of 538502 steps (serial), 1.500 s")
         // 3 tiles in the 0.2 s since the pixels began (2.1 s since the start): 15 a second, 0.2 s left,
         // where the whole time would have said 1.4 tiles/s and 2.1 s left.
         #expect(

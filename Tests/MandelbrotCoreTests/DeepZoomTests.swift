@@ -201,6 +201,126 @@ struct DeepZoomTests {
         #expect(Set(counts).count > 10)
     }
 
+    /// The table built beside the orbit, as its steps come, is the table built after it, byte for
+    /// byte: so the pixels cannot tell. "1e1086" to 200,000 steps passes its first step below any
+    /// Double (179,301), which the builder reads while the orbit may grow those steps' arrays.
+    @Test("the table built beside the orbit equals the table built after it, every entry's every byte")
+    func tableBesideOrbit() throws {
+        for (name, steps) in [("1e1086", 200_000), ("4e533", 120_000), ("5e227", 20_000)] {
+            let (view, _) = try DeepLocations.named(name)
+            let bits = view.precisionBits(for: ImageSize(width: 8, height: 8))
+            let inverseZoom = deep_inverse_zoom(view.zoom, bits)
+            let largest = deep_real(m: 0.75, e: inverseZoom.e + 2)
+            func reference(beside: Bool) -> (deep_context, UnsafeMutablePointer<Double>) {
+                let orbit = UnsafeMutablePointer<Double>.allocate(capacity: 2 * (steps + 1))
+                var context = deep_context()
+                context.orbit = orbit
+                context.inverse_zoom = inverseZoom
+                context.extended = inverseZoom.e < -960 ? 1 : 0
+                if beside {
+                    var orbitSeconds = 0.0
+                    _ = deep_reference_orbit_and_table(
+                        view.centerReal, view.centerImaginary, bits, UInt64(steps), &context, nil, nil, largest,
+                        0x1p-53, &orbitSeconds)
+                } else {
+                    _ = deep_reference_orbit(
+                        view.centerReal, view.centerImaginary, bits, UInt64(steps), &context, nil, nil)
+                    _ = deep_build_table(&context, largest, 0x1p-53, 1)
+                }
+                return (context, orbit)
+            }
+            var (after, afterOrbit) = reference(beside: false)
+            var (beside, besideOrbit) = reference(beside: true)
+            defer {
+                deep_free_context(&after)
+                deep_free_context(&beside)
+                afterOrbit.deallocate()
+                besideOrbit.deallocate()
+            }
+            #expect(beside.length == after.length && beside.tiny_count == after.tiny_count, "\(name)")
+            #expect(after.level_count > 10 && beside.level_count == after.level_count, "\(name)")
+            #expect(memcmp(afterOrbit, besideOrbit, 16 * (Int(after.length) + 1)) == 0, "\(name): the orbits")
+            let levels = Int(after.level_count)
+            withUnsafePointer(to: after.level_sizes) { afterSizes in
+                withUnsafePointer(to: beside.level_sizes) { besideSizes in
+                    #expect(memcmp(afterSizes, besideSizes, 8 * (levels + 1)) == 0, "\(name): the levels' sizes")
+                }
+            }
+            // The levels' pointers and sizes, read out of the C arrays (imported as tuples).
+            func pointers<Tuple>(_ tuple: Tuple) -> [UnsafeRawPointer?] {
+                withUnsafeBytes(of: tuple) { bytes in
+                    (0...levels).map { bytes.load(fromByteOffset: $0 * 8, as: UnsafeRawPointer?.self) }
+                }
+            }
+            let sizes = withUnsafeBytes(of: after.level_sizes) { bytes in
+                (0...levels).map { Int(bytes.load(fromByteOffset: $0 * 8, as: UInt64.self)) }
+            }
+            for (a, b, stride) in [
+                (pointers(after.levels), pointers(beside.levels), MemoryLayout<deep_bla>.stride),
+                (pointers(after.levels_double), pointers(beside.levels_double), MemoryLayout<deep_bla_double>.stride),
+            ] {
+                for level in 1...levels {
+                    #expect(memcmp(a[level]!, b[level]!, stride * sizes[level]) == 0, "\(name): level \(level)")
+                }
+            }
+            #expect(
+                memcmp(after.entry_radii, beside.entry_radii, 8 * (Int(after.length) / 2 + 1)) == 0,
+                "\(name): the radii")
+        }
+    }
+
+    /// What the builder may build while the orbit runs reads no step past the orbit's frontier:
+    /// with every step after it poisoned (NaN), the entries built equal the whole table's, and
+    /// level 1 has (frontier − 1) / 2 of them.
+    @Test("the table beside the orbit reads no step past the orbit's frontier")
+    func tablePrefix() throws {
+        let (view, _) = try DeepLocations.named("5e227")
+        let steps = 20_000
+        let bits = view.precisionBits(for: ImageSize(width: 8, height: 8))
+        let inverseZoom = deep_inverse_zoom(view.zoom, bits)
+        let largest = deep_real(m: 0.75, e: inverseZoom.e + 2)
+        let orbit = UnsafeMutablePointer<Double>.allocate(capacity: 2 * (steps + 1))
+        defer { orbit.deallocate() }
+        var whole = deep_context()
+        whole.orbit = orbit
+        whole.inverse_zoom = inverseZoom
+        defer { deep_free_context(&whole) }
+        #expect(
+            deep_reference_orbit(view.centerReal, view.centerImaginary, bits, UInt64(steps), &whole, nil, nil)
+                == 20_000)
+        #expect(deep_build_table(&whole, largest, 0x1p-53, 1) == 0)
+        for frontier in [2, 3, 1024, 1025, 4097, 12_345] {
+            let poisoned = UnsafeMutablePointer<Double>.allocate(capacity: 2 * (steps + 1))
+            defer { poisoned.deallocate() }
+            poisoned.initialize(repeating: .nan, count: 2 * (steps + 1))
+            poisoned.update(from: orbit, count: 2 * (frontier + 1))
+            // The whole table's orbit and tiny steps, with no table and the steps past the frontier poisoned.
+            var prefix = deep_context()
+            prefix.orbit = poisoned
+            prefix.inverse_zoom = inverseZoom
+            prefix.length = whole.length
+            prefix.tiny_count = whole.tiny_count
+            prefix.tiny_index = whole.tiny_index
+            prefix.tiny_value = whole.tiny_value
+            var sizes = [UInt64](repeating: 0, count: 64)
+            #expect(deep_build_table_prefix(&prefix, largest, 0x1p-53, UInt64(frontier), &sizes) == 0)
+            defer { deep_free_table(&prefix) }
+            #expect(sizes[1] == UInt64((frontier - 1) / 2), "frontier \(frontier)")
+            // Level k's entries, read out of the C array of pointers (imported as a tuple).
+            func entries(_ context: deep_context, _ level: Int) -> UnsafeRawPointer? {
+                withUnsafeBytes(of: context.levels_double) {
+                    $0.load(fromByteOffset: level * 8, as: UnsafeRawPointer?.self)
+                }
+            }
+            for level in 1..<64 where sizes[level] > 0 {
+                let bytes = MemoryLayout<deep_bla_double>.stride * Int(sizes[level])
+                #expect(
+                    memcmp(entries(whole, level)!, entries(prefix, level)!, bytes) == 0,
+                    "frontier \(frontier), level \(level)")
+            }
+        }
+    }
+
     /// The meter's source: the orbit's steps while it runs (no tile finishes then), then the pixels' start.
     @Test("a deep render tells its progress: the orbit's steps while it runs, then when the pixels began")
     func serialProgress() async throws {

@@ -76,9 +76,24 @@ deep_real deep_inverse_zoom(const char *zoom, long bits);
 int deep_is_number(const char *text);
 
 /// Builds the BLA levels of `context` (its orbit set) for deltas up to `max_delta` in modulus,
-/// with tolerance `epsilon`. Levels are built in parallel chunks when `threads` > 1.
+/// with tolerance `epsilon`, after the orbit, on this thread (`threads` is not used).
 /// Returns 0, or -1 when memory runs out.
 int deep_build_table(deep_context *context, deep_real max_delta, double epsilon, int threads);
+
+/// deep_reference_orbit with the table of deep_build_table (tolerance `epsilon`, deltas up to
+/// `max_delta`; `context->extended` set before) built beside it on a thread of its own, entry for
+/// entry as the orbit's steps come: what is left of the table when the orbit ends is the entries
+/// of its last steps. Sets `*orbit_seconds` to the orbit's time. No table when cancelled or out of
+/// memory (then level_count is 0); built after the orbit when no thread can be started.
+uint64_t deep_reference_orbit_and_table(
+    const char *re, const char *im, long bits, uint64_t limit, deep_context *context, const volatile int *cancel,
+    uint64_t *steps, deep_real max_delta, double epsilon, double *orbit_seconds);
+
+/// The entries that the table beside the orbit builds when the orbit has Z_0 … Z_frontier, built
+/// into `context`'s levels (read none of the orbit past Z_frontier), their counts per level in
+/// `level_sizes` (64 of them): for the tests that check so. Returns 0, or -1 when memory runs out.
+int deep_build_table_prefix(
+    deep_context *context, deep_real max_delta, double epsilon, uint64_t frontier, uint64_t *level_sizes);
 
 /// Frees the table of `context`.
 void deep_free_table(deep_context *context);

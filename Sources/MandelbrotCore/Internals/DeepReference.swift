@@ -19,33 +19,24 @@ final class DeepReference: @unchecked Sendable {
     static let tableTolerance = 0x1p-53
 
     /// Computes the orbit to `limit` steps (or its escape) for a grid of `size` samples, and the
-    /// table unless the view says not to or `buildsTable` is false (the workers are other
-    /// processes, which build their own), telling `progress` how far it is; nil if `cancellation`
-    /// was set meanwhile.
+    /// table beside it unless the view says not to or `buildsTable` is false (the workers are
+    /// other processes, which build their own), telling `progress` how far it is; nil if
+    /// `cancellation` was set meanwhile.
+    ///
+    /// The pixels cannot start before the orbit ends, even where the orbit is most of the wall
+    /// time: a pixel's first table step, at the orbit's start, may span 2¹⁹ steps (the whole
+    /// orbit at 10¹⁰⁸⁶), and which entry it takes is known only once every entry it could take is
+    /// built. The table can: its entries need only the steps they span.
     init?(
-        view: DeepView, grid: SampleGrid, limit: Int, workers: Int, cancellation: CancellationFlag,
+        view: DeepView, grid: SampleGrid, limit: Int, cancellation: CancellationFlag,
         progress: SerialProgress, buildsTable: Bool = true
     ) {
         let size = grid.size
         let bits = view.precisionBits(for: size)
-        let orbitStart = MonotonicClock.nanoseconds()
+        let start = MonotonicClock.nanoseconds()
         progress.enter(.orbit)
         orbit = .allocate(capacity: 2 * (limit + 1))
-        // The orbit's loop reads a plain int that a cancel sets; the handler keeps it alive.
-        let stop = StopWord(cancellation.isCancelled)
-        let registration = cancellation.onCancel { stop.set() }
         context.orbit = orbit
-        let length = deep_reference_orbit(
-            view.centerReal, view.centerImaginary, bits, UInt64(limit), &context, stop.word, progress.steps)
-        if let registration { cancellation.removeHandler(registration) }
-        guard length != .max else {
-            deep_free_context(&context)
-            orbit.deallocate()
-            return nil
-        }
-        let orbitSeconds = MonotonicClock.seconds(since: orbitStart)
-        context.center_re = orbit[2]
-        context.center_im = orbit[3]
         context.inverse_zoom = deep_inverse_zoom(view.zoom, bits)
         // The largest delta: the grid's farthest corner from the centre, in zoom-1 units (the grid's own numbers).
         let farthestReal = max(abs(grid.realParts.first ?? 0), abs(grid.realParts.last ?? 0))
@@ -55,14 +46,32 @@ final class DeepReference: @unchecked Sendable {
         // Deltas a Double holds with full precision (above 2^-1000 with room for the pixel offsets) stay Doubles.
         context.extended = context.inverse_zoom.e < -960 ? 1 : 0
         usesTable = view.usesTable
-        progress.enter(.table)
-        let tableStart = MonotonicClock.nanoseconds()
-        if view.usesTable && buildsTable {
-            _ = deep_build_table(&context, largest, Self.tableTolerance, Int32(workers))
+        let buildsHere = view.usesTable && buildsTable
+        // The orbit's loop reads a plain int that a cancel sets; the handler keeps it alive.
+        let stop = StopWord(cancellation.isCancelled)
+        let registration = cancellation.onCancel { stop.set() }
+        // The table is built beside the orbit, on a thread of its own, as the orbit's steps come:
+        // what is left of it when the orbit ends is the entries of its last steps.
+        var orbitSeconds = 0.0
+        let length =
+            buildsHere
+            ? deep_reference_orbit_and_table(
+                view.centerReal, view.centerImaginary, bits, UInt64(limit), &context, stop.word, progress.steps,
+                largest, Self.tableTolerance, &orbitSeconds)
+            : deep_reference_orbit(
+                view.centerReal, view.centerImaginary, bits, UInt64(limit), &context, stop.word, progress.steps)
+        if let registration { cancellation.removeHandler(registration) }
+        guard length != .max else {
+            deep_free_context(&context)
+            orbit.deallocate()
+            return nil
         }
+        let seconds = MonotonicClock.seconds(since: start)
+        if !buildsHere { orbitSeconds = seconds }
+        context.center_re = orbit[2]
+        context.center_im = orbit[3]
         phases = DeepPhases(
-            orbitSeconds: orbitSeconds,
-            tableSeconds: view.usesTable && buildsTable ? MonotonicClock.seconds(since: tableStart) : 0,
+            orbitSeconds: orbitSeconds, tableSeconds: buildsHere ? max(0, seconds - orbitSeconds) : 0,
             orbitLength: Int(length), precisionBits: bits, extendedExponent: context.extended != 0)
     }
 

@@ -108,8 +108,7 @@ final class ProgressMeter: @unchecked Sendable {
     /// the counts, the time so far and, once a tile has finished, the rate and the time the
     /// tiles left will take at that rate. For a deep view (`serial`): while the reference orbit
     /// is computed, its steps of the iteration limit and a bound on its time left (it may escape
-    /// sooner); then the table's phase; then the tiles' rate since the pixels began, for the
-    /// orbit's seconds are no tile's.
+    /// sooner); then the tiles' rate since the pixels began, for the orbit's seconds are no tile's.
     static func status(
         finished: Int, total: Int, elapsed: Double, serial: SerialProgress.Snapshot? = nil
     ) -> String {
@@ -124,9 +123,6 @@ final class ProgressMeter: @unchecked Sendable {
                 status += ", at most \(NumberFormat.seconds(left)) left"
             }
             return status
-        }
-        if let serial, serial.phase == .table {
-            return "table of \(serial.orbitSteps) steps (serial), \(time)"
         }
         var status = "\(percent(finished, of: total))  \(finished)/\(total) tiles, \(time)"
         let pixelSeconds = serial?.pixelSeconds
