@@ -2,7 +2,7 @@
 
 A server on stdin/stdout, so that the benchmark can interleave its renders with mandel's in one
 process that keeps numba's compiled code: each line in is a JSON request
-{"re", "im", "zoom", "iterations", "size", "png", "counts", "bla_eps"}; each line out is
+{"re", "im", "zoom", "iterations", "size", "png", "counts", "bla_eps", "newton"}; each line out is
 {"seconds": wall time from the zoom to the PNG written, "counts": path of the escape counts (.npy)}.
 The first request of a location also compiles; the benchmark discards it.
 """
@@ -22,12 +22,20 @@ import fractalshades.models as fsm
 from fractalshades.postproc import Continuous_iter_pp, Fractal_array, Postproc_batch
 
 
-def render(request, directory):
+def render(fractal, request, directory):
     digits = max(len(request["re"]), len(request["im"])) + 10
     mpmath.mp.dps = digits
     size = request["size"]
     start = time.perf_counter()
-    fractal = fsm.Perturbation_mandelbrot(directory)
+    # A new picture: nothing of the last render is reused but the object, whose caches hold numba's
+    # compiled closures. Its arrays and reference orbit are kept in the directory, a new one each
+    # time, and the orbit also in two attributes (which its own clean_up forgets in part).
+    fractal.directory = directory
+    for cached in ("_FP_params", "_Zn_path"):
+        fractal.__dict__.pop(cached, None)
+    # Fractalshades' default moves the reference to a nucleus it finds by the ball method and Newton's
+    # iterations, in Python and MPFR; no_newton keeps the view's centre, as mandel does.
+    fs.settings.no_newton = not request.get("newton", True)
     # Fractalshades puts its first and last samples on the view's edges (spacing dx / (nx − 1)); this
     # dx gives mandel's grid, samples at pixel centres 3 / (zoom · size) apart.
     fractal.zoom(
@@ -60,10 +68,12 @@ def main():
     answers = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
+    fractal = None
     for line in sys.stdin:
         request = json.loads(line)
         with tempfile.TemporaryDirectory(prefix="fractalshades-") as directory:
-            seconds, counts, pictures = render(request, directory)
+            fractal = fractal or fsm.Perturbation_mandelbrot(directory)
+            seconds, counts, pictures = render(fractal, request, directory)
             if request.get("counts"):
                 np.save(request["counts"], counts)
             if request.get("png") and pictures:
