@@ -51,7 +51,13 @@ struct BandedRenderTests {
         collector: BandCollector = BandCollector()
     ) async throws -> (BandCollector, RenderReport) {
         let render = try PictureRender(job: job, bandHeight: bandHeight, cancellation: cancellation)
-        let report = try await withDeadline(waitingFor: "\(strategy.name) rendering in bands of \(bandHeight) rows") {
+        // process starts its helpers for each band of a static split: 58 generations of three for
+        // bands of one row and histogram colouring's two passes, which took over 60 s under
+        // ThreadSanitizer at a load of 4 (each helper a sanitized process).
+        let seconds = strategy.name == "process" ? 3 * renderDeadlineSeconds : renderDeadlineSeconds
+        let report = try await withDeadline(
+            seconds: seconds, waitingFor: "\(strategy.name) rendering in bands of \(bandHeight) rows"
+        ) {
             try await render.run(strategy, sink: collector)
         }
         return (collector, report)
