@@ -523,6 +523,8 @@ void deep_free_table(deep_context *context) {
     free(context->entry_radii);
     context->entry_radii = NULL;
     context->level_count = 0;
+    free(context->lane_steps);
+    context->lane_steps = NULL;
 }
 
 // MARK: - Pixels
@@ -722,53 +724,82 @@ plain:
 
 /// Pixels stepped together, so that their steps overlap (one step's latency is its chain of
 /// multiplications, about 12 cycles, which one pixel alone waits out), in vectors of this many lanes.
-#ifndef LANES
 #define LANES 4
-#endif
 typedef double lane_doubles __attribute__((vector_size(LANES * sizeof(double))));
 typedef int64_t lane_integers __attribute__((vector_size(LANES * sizeof(int64_t))));
+
+/// Each lane's step is one aligned load of its own: Z_m and the radius side by side, and no test
+/// of m's parity (the radius is 0 at even m), where reading Z_m and entry_radii[m / 2] for four
+/// different m took eight scalar loads, four more and the lanes' m taken out of a vector.
+int deep_prepare_lanes(deep_context *context) {
+    free(context->lane_steps);
+    context->lane_steps = aligned_alloc(32, 32 * (context->length + 1));
+    if (!context->lane_steps) return -1;
+    for (uint64_t m = 0; m <= context->length; m++) {
+        double *step = context->lane_steps + 4 * m;
+        step[0] = context->orbit[2 * m];
+        step[1] = context->orbit[2 * m + 1];
+        step[2] = context->level_count > 0 && (m & 1) ? context->entry_radii[m >> 1] : 0;
+        step[3] = 0;
+    }
+    return 0;
+}
 
 /// Takes plain single steps of the paused pixels `lanes` together, until one of them comes to
 /// anything else (the limit, an escape, a rebase, a table entry or an extended delta within
 /// reach): the steps and tests of `pixel_run`'s Double loop, in the same expressions. Returns the
 /// lanes (a bit each) that came to something else, which `pixel_run` takes on from there.
 static unsigned lanes_step(const deep_context *context, pixel_state *lanes, uint64_t limit, int use_table) {
-    const double *orbit = context->orbit;
-    // Without a table, no z is within an entry's reach.
-    const double *radii = use_table && context->level_count > 0 ? context->entry_radii : NULL;
+    const lane_doubles no_radius = {0};
+    const int radii = use_table && context->level_count > 0;
     const lane_integers magnitude = (lane_integers){0} + INT64_MAX;
-    const lane_integers limits = (lane_integers){0} + (int64_t)limit;
-    const lane_integers ends = (lane_integers){0} + (int64_t)context->length;
     lane_doubles zr, zi, dcr, dci;
-    lane_integers n, m;
+    const double *p[LANES];
+    // The steps every lane can take before one of them comes to the limit or the orbit's end.
+    uint64_t room = UINT64_MAX;
     for (int i = 0; i < LANES; i++) {
         zr[i] = lanes[i].zr;
         zi[i] = lanes[i].zi;
         dcr[i] = lanes[i].dcr;
         dci[i] = lanes[i].dci;
-        n[i] = (int64_t)lanes[i].n;
-        m[i] = (int64_t)lanes[i].m;
+        p[i] = context->lane_steps + 4 * lanes[i].m;
+        uint64_t left = limit - lanes[i].n;
+        uint64_t to_end = context->length - lanes[i].m;
+        if (left < room) room = left;
+        if (to_end < room) room = to_end;
     }
+    uint64_t taken = 0;
     unsigned stopped = 0;
-    for (;;) {
-        lane_doubles Zr, Zi, radius = {0};
-        for (int i = 0; i < LANES; i++) {
-            Zr[i] = orbit[2 * m[i]];
-            Zi[i] = orbit[2 * m[i] + 1];
+    for (;; taken++) {
+        if (taken == room) {
+            for (int i = 0; i < LANES; i++) {
+                if (lanes[i].n + taken == limit || lanes[i].m + taken == context->length) stopped |= 1u << i;
+            }
+            break;
         }
-        if (radii) {
-            for (int i = 0; i < LANES; i++) radius[i] = radii[m[i] >> 1];
-        }
-        // max(|re|, |im|) < radius, as pixel_run tests it.
+        // Four lanes' (Z_re, Z_im, radius, 0), turned into Z_re, Z_im and radius of the four lanes.
+        lane_doubles s0, s1, s2, s3;
+        memcpy(&s0, p[0] + 4 * taken, sizeof s0);
+        memcpy(&s1, p[1] + 4 * taken, sizeof s1);
+        memcpy(&s2, p[2] + 4 * taken, sizeof s2);
+        memcpy(&s3, p[3] + 4 * taken, sizeof s3);
+        lane_doubles lo01 = __builtin_shufflevector(s0, s1, 0, 4, 2, 6);
+        lane_doubles lo23 = __builtin_shufflevector(s2, s3, 0, 4, 2, 6);
+        lane_doubles hi01 = __builtin_shufflevector(s0, s1, 1, 5, 3, 7);
+        lane_doubles hi23 = __builtin_shufflevector(s2, s3, 1, 5, 3, 7);
+        lane_doubles Zr = __builtin_shufflevector(lo01, lo23, 0, 1, 4, 5);
+        lane_doubles radius = __builtin_shufflevector(lo01, lo23, 2, 3, 6, 7);
+        lane_doubles Zi = __builtin_shufflevector(hi01, hi23, 0, 1, 4, 5);
+        if (!radii) radius = no_radius;
+        // max(|re|, |im|) < radius, as pixel_run tests it (the radius is 0 at even m).
         lane_doubles absolute_r = (lane_doubles)((lane_integers)zr & magnitude);
         lane_doubles absolute_i = (lane_doubles)((lane_integers)zi & magnitude);
-        lane_integers table = ((m & 1) != 0) & (absolute_r < radius) & (absolute_i < radius);
+        lane_integers table = (absolute_r < radius) & (absolute_i < radius);
         lane_doubles norm = zr * zr + zi * zi;
         lane_doubles fr = Zr + zr, fi = Zi + zi;
         lane_doubles full = fr * fr + fi * fi;
-        lane_integers go = (n < limits) & (norm >= PLAIN_NORM) & ~table &
-                           (full <= 4) & ~(full < norm) & (m != ends);
-#if defined(__AVX__) && LANES == 4
+        lane_integers go = (norm >= PLAIN_NORM) & ~table & (full <= 4) & ~(full < norm);
+#if defined(__AVX__)
         // The lanes' sign bits in one instruction (a lane's test is all ones or all zeros).
         unsigned going = (unsigned)__builtin_ia32_movmskpd256((lane_doubles)go);
 #else
@@ -784,14 +815,12 @@ static unsigned lanes_step(const deep_context *context, pixel_state *lanes, uint
         lane_doubles nr = ar * zr - ai * zi + dcr;
         zi = ar * zi + ai * zr + dci;
         zr = nr;
-        m += 1;
-        n += 1;
     }
     for (int i = 0; i < LANES; i++) {
         lanes[i].zr = zr[i];
         lanes[i].zi = zi[i];
-        lanes[i].n = (uint64_t)n[i];
-        lanes[i].m = (uint64_t)m[i];
+        lanes[i].n += taken;
+        lanes[i].m += taken;
     }
     return stopped;
 }
@@ -870,7 +899,8 @@ static uint64_t count_row(
 uint64_t deep_count_row(
     const deep_context *context, const double *offsets_re, double offset_im, int count, uint64_t limit,
     int use_table, uint32_t *counts, float *smooth) {
-    return count_row(context, offsets_re, offset_im, count, limit, use_table, counts, smooth, 1);
+    return count_row(
+        context, offsets_re, offset_im, count, limit, use_table, counts, smooth, context->lane_steps != NULL);
 }
 
 uint64_t deep_count_row_apart(

@@ -297,11 +297,16 @@ struct AgreeingReportTests {
     func fileSizeLimitWithPreview() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let render = ["render", "--size", "400x300", "--preview", "4", "--preview-output", "p.png", "-o", "q.png"]
+        // 20,000 iterations: the picture takes some 35 ms, the preview a sixteenth of it, so the preview's
+        // write comes first even on a loaded machine (at 256 the picture took 10 ms, and once wrote first).
+        let render = [
+            "render", "--size", "400x300", "--iterations", "20000", "--preview", "4", "--preview-output", "p.png",
+            "-o", "q.png",
+        ]
         // 2,048 bytes: the preview (about 6 KB) fails first, and the picture with it.
         let small = try MandelProcess.run(render, in: folder, launch: .init(shellSetup: "ulimit -f 4"))
         expectRefusal(small, status: 74, mentioning: "could not write 'p.png'", leaving: folder)
-        // 29,696 bytes: the preview is put in place, the picture fails; the line says the preview stays.
+        // 29,696 bytes: the preview is put in place, the picture (about 46 KB) fails; the line says the preview stays.
         let large = try MandelProcess.run(render, in: folder, launch: .init(shellSetup: "ulimit -f 58"))
         expectRefusal(large, status: 74, mentioning: "could not write 'q.png'")
         #expect(large.firstErrorLine.contains("only p.png was written"), "\(large.firstErrorLine)")

@@ -62,6 +62,19 @@ enum DeepOracle {
     }
 }
 
+/// What a watching thread saw of a render's progress.
+private final class ProgressWatch: @unchecked Sendable {
+    // @unchecked: every field behind the lock.
+    private let lock = NSLock()
+    private var seen: SerialProgress.Snapshot?
+    private var done = false
+
+    var first: SerialProgress.Snapshot? { lock.withLock { seen } }
+    var isDone: Bool { lock.withLock { done } }
+    func record(_ snapshot: SerialProgress.Snapshot) { lock.withLock { seen = snapshot } }
+    func finish() { lock.withLock { done = true } }
+}
+
 @Suite("Deep zoom: perturbation against a per-pixel MPFR oracle")
 struct DeepZoomTests {
     /// The counts of a render of `view` by the serial strategy.
@@ -147,6 +160,7 @@ struct DeepZoomTests {
             let mantissa = frexp(hypot(offsets[0], offsets[0]) * context.inverse_zoom.m, &exponent)
             let largest = deep_real(m: mantissa, e: context.inverse_zoom.e + Int64(exponent))
             #expect(deep_build_table(&context, largest, 0x1p-53, 1) == 0)
+            #expect(deep_prepare_lanes(&context) == 0)
             for usesTable: Int32 in [1, 0] {
                 var together = [UInt32](repeating: 0, count: side * side)
                 var apart = together
@@ -332,18 +346,27 @@ struct DeepZoomTests {
         job.deep = deep
         let render = try PictureRender(job: job)
         let progress = try #require(render.serialProgress)
-        let running = Task { try await render.run(SerialStrategy()) }
-        let seen = try await withDeadline(waitingFor: "the orbit's first steps") {
-            while true {
+        // Watched from a thread of its own (not the tests' pool, which a loaded machine can keep
+        // busy for a minute): the first snapshot with steps, then a cancel.
+        let watch = ProgressWatch()
+        DispatchQueue.global().async {
+            while !watch.isDone {
                 let snapshot = progress.snapshot()
-                if snapshot.orbitSteps > 0 { return snapshot }
-                try await Task.sleep(for: .milliseconds(2))
+                if snapshot.orbitSteps > 0 {
+                    watch.record(snapshot)
+                    render.cancellation.cancel()
+                    return
+                }
+                usleep(1000)
             }
         }
-        render.cancellation.cancel()
         await #expect(throws: RenderCancelled.self) {
-            try await withDeadline(waitingFor: "the cancelled orbit") { _ = try await running.value }
+            try await withDeadline(waitingFor: "the orbit, cancelled once it shows steps") {
+                _ = try await render.run(SerialStrategy())
+            }
         }
+        watch.finish()
+        let seen = try #require(watch.first, "no snapshot showed the orbit's steps")
         #expect(seen.phase == .orbit && seen.pixelSeconds == nil)
         #expect(seen.orbitSteps < 538_502 && seen.stepLimit == iterations)
 

@@ -55,6 +55,10 @@ typedef struct {
     uint64_t level_sizes[64];
     deep_bla *levels[64];
     deep_bla_double *levels_double[64];
+    /// For m = 0 … length, four Doubles a step: Z_m and the level-1 entry's radius at m (0 where no
+    /// entry starts), the lanes' one load a step (deep_prepare_lanes); NULL until prepared, and then
+    /// pixels are stepped apart.
+    double *lane_steps;
 } deep_context;
 
 /// Computes the reference orbit of c = re + i·im (decimal strings) with `bits` of precision,
@@ -95,7 +99,11 @@ uint64_t deep_reference_orbit_and_table(
 int deep_build_table_prefix(
     deep_context *context, deep_real max_delta, double epsilon, uint64_t frontier, uint64_t *level_sizes);
 
-/// Frees the table of `context`.
+/// Prepares `context->lane_steps` from its orbit and table, once both are done (again after the
+/// table changes). Returns 0, or -1 when memory runs out (the pixels are then stepped apart).
+int deep_prepare_lanes(deep_context *context);
+
+/// Frees the table of `context` (and its lane steps, which hold the table's radii).
 void deep_free_table(deep_context *context);
 
 /// Frees the table and the tiny steps of `context` (not its orbit, which the caller owns).

@@ -66,6 +66,8 @@ final class DeepReference: @unchecked Sendable {
             orbit.deallocate()
             return nil
         }
+        // The lanes' steps, for the pixels computed here (none where the workers are other processes).
+        if buildsTable { _ = deep_prepare_lanes(&context) }
         let seconds = MonotonicClock.seconds(since: start)
         if !buildsHere { orbitSeconds = seconds }
         context.center_re = orbit[2]
@@ -88,6 +90,7 @@ final class DeepReference: @unchecked Sendable {
         let tableStart = MonotonicClock.nanoseconds()
         // One thread: this process is one worker among several.
         if usesTable { _ = deep_build_table(&self.context, largestDelta, Self.tableTolerance, 1) }
+        _ = deep_prepare_lanes(&self.context)
         phases = DeepPhases(
             orbitSeconds: 0, tableSeconds: usesTable ? MonotonicClock.seconds(since: tableStart) : 0,
             orbitLength: Int(context.length), precisionBits: 0, extendedExponent: context.extended != 0)
