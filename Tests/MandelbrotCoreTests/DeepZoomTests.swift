@@ -335,16 +335,21 @@ struct DeepZoomTests {
         }
     }
 
+    /// An 8×8 render of `view` by one worker.
+    static func oneWorkerJob(_ view: DeepView, iterations: Int) -> RenderJob {
+        var job = RenderJob(
+            size: ImageSize(width: 8, height: 8), region: .view(view.approximateViewport), iterations: iterations,
+            workers: 1)
+        job.deep = view
+        return job
+    }
+
     /// The meter's source: the orbit's steps while it runs (no tile finishes then), then the pixels' start.
     @Test("a deep render tells its progress: the orbit's steps while it runs, then when the pixels began")
     func serialProgress() async throws {
         // "1e1086": an orbit of 538,502 steps at 3,679 bits, over a second; cancelled once it has shown steps.
         let (deep, iterations) = try DeepLocations.named("1e1086")
-        var job = RenderJob(
-            size: ImageSize(width: 8, height: 8), region: .view(deep.approximateViewport), iterations: iterations,
-            workers: 1)
-        job.deep = deep
-        let render = try PictureRender(job: job)
+        let render = try PictureRender(job: Self.oneWorkerJob(deep, iterations: iterations))
         let progress = try #require(render.serialProgress)
         // Watched from a thread of its own (not the tests' pool, which a loaded machine can keep
         // busy for a minute): the first snapshot with steps, then a cancel.
@@ -372,10 +377,7 @@ struct DeepZoomTests {
 
         // "4e533" whole: its reference escapes at step 105,760 (some 0.1 s), before the limit of 120,000.
         let (escaping, limit) = try DeepLocations.named("4e533")
-        var shallow = RenderJob(
-            size: ImageSize(width: 8, height: 8), region: .view(escaping.approximateViewport), iterations: limit,
-            workers: 1)
-        shallow.deep = escaping
+        var shallow = Self.oneWorkerJob(escaping, iterations: limit)
         let whole = try PictureRender(job: shallow)
         let clock = ContinuousClock()
         let start = clock.now
