@@ -425,8 +425,7 @@ static int finish_table(table_builder *b) {
     return 0;
 }
 
-int deep_build_table(deep_context *context, deep_real max_delta, double epsilon, int threads) {
-    (void)threads;
+int deep_build_table(deep_context *context, deep_real max_delta, double epsilon) {
     deep_free_table(context);
     table_builder b = {.context = context, .max_delta = max_delta, .epsilon = epsilon};
     if (build_available(&b, context->length, NULL) != 0 || finish_table(&b) != 0) {

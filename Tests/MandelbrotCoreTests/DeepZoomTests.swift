@@ -159,7 +159,7 @@ struct DeepZoomTests {
             var exponent: Int32 = 0
             let mantissa = frexp(hypot(offsets[0], offsets[0]) * context.inverse_zoom.m, &exponent)
             let largest = deep_real(m: mantissa, e: context.inverse_zoom.e + Int64(exponent))
-            #expect(deep_build_table(&context, largest, 0x1p-53, 1) == 0)
+            #expect(deep_build_table(&context, largest, 0x1p-53) == 0)
             #expect(deep_prepare_lanes(&context) == 0)
             for usesTable: Int32 in [1, 0] {
                 var together = [UInt32](repeating: 0, count: side * side)
@@ -239,7 +239,7 @@ struct DeepZoomTests {
                 } else {
                     _ = deep_reference_orbit(
                         view.centerReal, view.centerImaginary, bits, UInt64(steps), &context, nil, nil)
-                    _ = deep_build_table(&context, largest, 0x1p-53, 1)
+                    _ = deep_build_table(&context, largest, 0x1p-53)
                 }
                 return (context, orbit)
             }
@@ -302,7 +302,7 @@ struct DeepZoomTests {
         #expect(
             deep_reference_orbit(view.centerReal, view.centerImaginary, bits, UInt64(steps), &whole, nil, nil)
                 == 20_000)
-        #expect(deep_build_table(&whole, largest, 0x1p-53, 1) == 0)
+        #expect(deep_build_table(&whole, largest, 0x1p-53) == 0)
         for frontier in [2, 3, 1024, 1025, 4097, 12_345] {
             let poisoned = UnsafeMutablePointer<Double>.allocate(capacity: 2 * (steps + 1))
             defer { poisoned.deallocate() }

@@ -80,9 +80,9 @@ deep_real deep_inverse_zoom(const char *zoom, long bits);
 int deep_is_number(const char *text);
 
 /// Builds the BLA levels of `context` (its orbit set) for deltas up to `max_delta` in modulus,
-/// with tolerance `epsilon`, after the orbit, on this thread (`threads` is not used).
+/// with tolerance `epsilon`, after the orbit, on this thread.
 /// Returns 0, or -1 when memory runs out.
-int deep_build_table(deep_context *context, deep_real max_delta, double epsilon, int threads);
+int deep_build_table(deep_context *context, deep_real max_delta, double epsilon);
 
 /// deep_reference_orbit with the table of deep_build_table (tolerance `epsilon`, deltas up to
 /// `max_delta`; `context->extended` set before) built beside it on a thread of its own, entry for

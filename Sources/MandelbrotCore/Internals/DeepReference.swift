@@ -88,8 +88,7 @@ final class DeepReference: @unchecked Sendable {
         self.largestDelta = largestDelta
         self.usesTable = usesTable
         let tableStart = MonotonicClock.nanoseconds()
-        // One thread: this process is one worker among several.
-        if usesTable { _ = deep_build_table(&self.context, largestDelta, Self.tableTolerance, 1) }
+        if usesTable { _ = deep_build_table(&self.context, largestDelta, Self.tableTolerance) }
         _ = deep_prepare_lanes(&self.context)
         phases = DeepPhases(
             orbitSeconds: 0, tableSeconds: usesTable ? MonotonicClock.seconds(since: tableStart) : 0,
