@@ -87,7 +87,12 @@ package struct TileRecipe: Sendable {
 extension TileRecipe {
     /// The recipe as bytes, version first.
     package var encoded: [UInt8] {
-        var writer = WireWriter(capacity: 64 + samples.grid.realParts.count * 8 + (samples.deep?.encodedBytes ?? 0))
+        // Room for every byte from the start: a deep view's orbit is most of them, and an array
+        // that grows past its capacity copies them all into one twice as large.
+        let capacity =
+            256 + samples.grid.realParts.count * 8 + (samples.deep?.encodedBytes ?? 0)
+            + (colorizer?.palette.stops.count ?? 0) * 11 + (histogram?.binCount ?? 0) * 8
+        var writer = WireWriter(capacity: capacity)
         writer.write(Self.version)
         writer.write(kind.rawValue)
         writer.write(UInt32(supersampling))
@@ -134,6 +139,7 @@ extension TileRecipe {
             writer.write(sealed)
             if sealed { writer.write(array: histogram.distribution().inside) }
         }
+        assert(writer.bytes.count <= capacity, "the recipe outgrew its room: \(writer.bytes.count) > \(capacity)")
         return writer.bytes
     }
 

@@ -49,6 +49,17 @@ enum HelperFrame {
         return writer.bytes
     }
 
+    /// The bytes of a `start` frame before its recipe: the header and the heartbeat interval.
+    /// The recipe follows as it is, written from the pass's one copy (a deep view's is its orbit,
+    /// 16 bytes a step), never copied into a frame of its own.
+    static func startHead(heartbeatNanoseconds: UInt64, recipeBytes: Int) -> [UInt8] {
+        var writer = WireWriter(capacity: headerBytes + 8)
+        writer.write(Kind.start.rawValue)
+        writer.write(UInt32(8 + recipeBytes))
+        writer.write(heartbeatNanoseconds)
+        return writer.bytes
+    }
+
     /// A `tile` request.
     static func tileRequest(_ index: Int, _ rect: PixelRect) -> [UInt8] {
         frame(.tile) { writer in

@@ -42,6 +42,9 @@ public enum ProcessHelper {
                 case .success(let start): (heartbeat, recipe) = start
                 case .failure(let error): return fail("cannot read the recipe: \(error)")
                 }
+                // The recipe has been copied out (a deep view's orbit into the reference): its bytes
+                // would otherwise stay for the helper's life, 16 a step, beside the orbit's own copy.
+                payload = []
                 requests = 0
                 let tableNanoseconds = UInt64((recipe?.tableSeconds ?? 0) * 1e9)
                 send(

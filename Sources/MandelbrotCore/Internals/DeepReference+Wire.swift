@@ -7,8 +7,8 @@ import Platform
 // way from the same orbit it holds the same entries, so the pixels are the same).
 
 extension DeepReference {
-    /// About the bytes ``encode(to:)`` writes.
-    var encodedBytes: Int { 16 * (Int(context.length) + 1) + 32 * Int(context.tiny_count) + 64 }
+    /// The bytes ``encode(to:)`` writes.
+    var encodedBytes: Int { 16 * (Int(context.length) + 1) + 32 * Int(context.tiny_count) + 66 }
 
     /// The orbit, its tiny steps, the view's numbers and whether pixels use the table.
     ///
