@@ -230,7 +230,8 @@ public final class PictureRender: Sendable {
         func report() -> RenderReport {
             RenderReport(
                 strategy: strategy.name, wallSeconds: Double(end - start) / 1e9,
-                cpu: CPUTime.now().since(startCPU).excluding(sinkCPU), tiles: records[.coloring] ?? [],
+                cpu: CPUTime.now().since(startCPU).excluding(sinkCPU).adding(run.helperTime.total),
+                tiles: records[.coloring] ?? [],
                 countingTiles: records[.counting] ?? [], plannedWorkers: strategy.concurrentWorkers(for: plan),
                 cancelRequestedSeconds: cancellation.cancelledAt.map { Double(Int64(bitPattern: $0 &- start)) / 1e9 },
                 processorNanosecondsAtCompletion: endProcessorTime, startNanoseconds: start,

@@ -6,7 +6,8 @@ public struct RenderReport: Sendable {
     public let strategy: String
     /// Seconds from the first pass's start call to the last pass's completion on the main queue.
     public let wallSeconds: Double
-    /// Processor time the process used meanwhile, less what the band sink used.
+    /// Processor time the process used meanwhile, less what the band sink used, plus that of the
+    /// helper processes that rendered its tiles (the `process` strategy), each counted as it was reaped.
     public let cpu: CPUTime
     /// The colouring pass: one record per tile for a picture rendered whole,
     /// one per band and worker for a picture rendered in bands.

@@ -48,6 +48,8 @@ public final class RenderWork: Sendable {
     private let failureRecord = Locked<RenderFailure?>(nil)
     /// What this run's helper processes recovered from (the `process` strategy only).
     let recovery: RecoveryTally
+    /// The processor time of this run's helper processes (the `process` strategy only).
+    let helperTime: HelperProcessorTime
 
     /// What every work of one run shares, whatever its pass or tiles.
     struct RunContext: Sendable {
@@ -64,6 +66,8 @@ public final class RenderWork: Sendable {
         let onTileFinished: (@Sendable () -> Void)?
         /// What the run's helper processes recovered from.
         var recovery = RecoveryTally()
+        /// The processor time of the run's helper processes.
+        var helperTime = HelperProcessorTime()
     }
 
     /// What the works of one pass share: the pass, who renders its tiles, and where they go.
@@ -98,6 +102,7 @@ public final class RenderWork: Sendable {
         cancellation = run.cancellation
         onTileFinished = run.onTileFinished
         recovery = run.recovery
+        helperTime = run.helperTime
         onCancel { [pipeline] in pipeline.wakeWaiters() }
     }
 

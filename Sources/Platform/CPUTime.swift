@@ -36,8 +36,13 @@ public struct CPUTime: Sendable, Equatable {
         #else
             getrusage(who, &usage)
         #endif
+        return CPUTime(usage)
+    }
+
+    /// The user and system time of `usage`.
+    init(_ usage: rusage) {
         func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
-        return CPUTime(user: seconds(usage.ru_utime), system: seconds(usage.ru_stime))
+        self.init(user: seconds(usage.ru_utime), system: seconds(usage.ru_stime))
     }
 
     /// The sum of two usages.

@@ -14,6 +14,8 @@ package final class ChildProcess: @unchecked Sendable {
     private var input: Int32
     private let output: Int32
     private var status: Int32?
+    /// The processor time the child used, over all its threads, once it is reaped; nil before.
+    package private(set) var processorTime: CPUTime?
 
     /// Why a child could not be started.
     package struct SpawnError: Error, CustomStringConvertible {
@@ -151,13 +153,16 @@ package final class ChildProcess: @unchecked Sendable {
         if status == nil { kill(pid, signal) }
     }
 
-    /// Waits for the child to end and returns its wait status (see `waitpid(2)`).
+    /// Waits for the child to end and returns its wait status (see `waitpid(2)`); its
+    /// ``processorTime`` is then known (`wait4(2)` gives this child's usage, no other's).
     @discardableResult
     package func reap() -> Int32 {
         if let status { return status }
         var raw: Int32 = 0
-        while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+        var usage = rusage()
+        while wait4(pid, &raw, 0, &usage) < 0 && errno == EINTR {}
         status = raw
+        processorTime = CPUTime(usage)
         Self.running.withLock { _ = $0.remove(pid) }
         return raw
     }

@@ -89,6 +89,9 @@ final class HelperConnection {
     /// The helper's process id.
     var pid: Int32 { child.pid }
 
+    /// The processor time the helper used, once ``kill()`` or ``finish(graceNanoseconds:)`` has reaped it.
+    var processorTime: CPUTime { child.processorTime ?? .zero }
+
     /// Asks for tile `index`, whose pixels are `rect`.
     func request(_ index: Int, _ rect: PixelRect) throws(Breakdown) {
         try send(HelperFrame.tileRequest(index, rect))

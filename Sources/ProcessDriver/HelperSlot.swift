@@ -76,10 +76,12 @@ extension ProcessStrategy {
                 } else {
                     helper.finish(graceNanoseconds: 1_000_000_000)
                 }
+                work.recordHelperProcessorTime(helper.processorTime)
                 return
             } catch {
                 pass.release(slot: slot)
                 let ending = helper.kill()
+                work.recordHelperProcessorTime(helper.processorTime)
                 if pass.isStopped { return }
                 retry = asked + retry
                 guard

@@ -201,6 +201,29 @@ struct ProcessStrategyTests {
         #expect(peak >= 17 && peak <= 40, "\(peak) threads")
     }
 
+    @Test("cpu counts the helpers' processor time: about the serial render's, at most two workers' over the wall time")
+    func helpersProcessorTime() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // About a second of one processor's work.
+        let view = ["render", "--size", "1200x800", "--iterations", "100000", "--workers", "2", "--json"]
+        func measured(_ strategy: String) throws -> (cpu: Double, wall: Double) {
+            let result = try MandelProcess.run(view + ["--strategy", strategy, "-o", "\(strategy).png"], in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+            let report = try #require(
+                JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+            return (try #require(report["cpu_seconds"] as? Double), try #require(report["wall_seconds"] as? Double))
+        }
+        let serial = try measured("serial")
+        let process = try measured("process")
+        // The helpers do the serial render's work, and start up and read their recipes besides; the
+        // parent alone, which only hands out tiles and copies their rows, spends a small part of it.
+        #expect(process.cpu >= 0.6 * serial.cpu, "process cpu \(process.cpu) s, serial \(serial.cpu) s")
+        #expect(process.cpu <= 1.4 * serial.cpu + 0.2, "process cpu \(process.cpu) s, serial \(serial.cpu) s")
+        // Two helpers, and a parent that mostly waits on their pipes.
+        #expect(process.cpu <= 2 * process.wall + 0.25, "process cpu \(process.cpu) s in \(process.wall) s")
+    }
+
     // MARK: - No orphans
 
     /// Inside the period-3 bulb, split in two bands: each helper works on one tile for many seconds.
