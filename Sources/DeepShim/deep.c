@@ -606,6 +606,7 @@ static void pixel_begin(const deep_context *context, pixel_state *state, double 
 /// orbit passes close to 0 (and its delta shrinks) wherever the reference's does.
 static int pixel_run(const deep_context *context, pixel_state *state, uint64_t limit, int use_table, int may_pause) {
     const double *orbit = context->orbit;
+    const double *lane_steps = context->lane_steps;
     const uint64_t end = context->length;
     use_table = use_table && context->level_count > 0;
     const deep_complex dc = state->dc;
@@ -672,9 +673,21 @@ plain:
             z = complex_make(zr, zi, 0);
             goto extended;
         }
-        double Zr = orbit[2 * m], Zi = orbit[2 * m + 1];
-        // Entries start at odd m only (1 + j·2^k), and none holds z unless the level-1 entry does.
-        if (use_table && (m & 1) && fmax(fabs(zr), fabs(zi)) < context->entry_radii[m >> 1]) {
+        // Z_m and the radius of the level-1 entry at m, which bounds every entry's that starts there (entries
+        // start at odd m only, 1 + j·2^k; the radius is 0 at even m): one load from the lanes' steps where they
+        // are prepared, where they sit side by side, rather than two from the orbit and the radii.
+        double Zr, Zi, radius;
+        if (lane_steps) {
+            const double *step = lane_steps + 4 * m;
+            Zr = step[0];
+            Zi = step[1];
+            radius = step[2];
+        } else {
+            Zr = orbit[2 * m];
+            Zi = orbit[2 * m + 1];
+            radius = use_table && (m & 1) ? context->entry_radii[m >> 1] : 0;
+        }
+        if (use_table && fmax(fabs(zr), fabs(zi)) < radius) {
             uint64_t room = end - m < limit - n ? end - m : limit - n;
             double largest = fmax(fabs(zr), fabs(zi));
             int level = FIND_LEVEL(context, m, room, largest < context->levels_double[level][q >> level].r);

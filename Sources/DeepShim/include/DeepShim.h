@@ -56,8 +56,8 @@ typedef struct {
     deep_bla *levels[64];
     deep_bla_double *levels_double[64];
     /// For m = 0 … length, four Doubles a step: Z_m and the level-1 entry's radius at m (0 where no
-    /// entry starts), the lanes' one load a step (deep_prepare_lanes); NULL until prepared, and then
-    /// pixels are stepped apart.
+    /// entry starts), one load a step for the lanes and for a pixel stepped alone (deep_prepare_lanes);
+    /// NULL until prepared, and then pixels are stepped apart, reading the orbit and entry_radii.
     double *lane_steps;
 } deep_context;
 
