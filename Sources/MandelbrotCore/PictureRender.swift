@@ -73,26 +73,34 @@ public final class PictureRender: Sendable {
     ///     counted in the check below.
     ///   - histogramMerges: The ways runs may merge a histogram, for the same check (private needs
     ///     a histogram per worker).
+    ///   - strategies: The strategies that will run it, for the same check: where the workers are
+    ///     helper processes (``RenderStrategy/workersBuildTheTable``), each holds its own copy of a
+    ///     deep view's reference and table. None: the workers are threads.
     ///   - cancellation: The flag that stops a run.
     /// - Throws: ``RenderFailure/outOfMemory(bytes:purpose:available:)`` when the render (with
     ///   `extraBytes`) needs more memory than the process can have, found before allocating, or
     ///   when an allocation fails.
     public init(
         job: RenderJob, bandHeight: Int? = nil, keepsCounts: Bool = false, extraBytes: Int = 0,
-        histogramMerges: [HistogramMerge] = [HistogramSharing.standard.merge], previewEvery: Int? = nil,
-        cancellation: CancellationFlag = CancellationFlag()
+        histogramMerges: [HistogramMerge] = [HistogramSharing.standard.merge], strategies: [any RenderStrategy] = [],
+        previewEvery: Int? = nil, cancellation: CancellationFlag = CancellationFlag()
     ) throws(RenderFailure) {
         if job.isBenchmarksGame {
             precondition(job.supersampling == 1, "the Benchmarks Game preset samples one point per pixel")
         }
         let plan = job.plan(bandHeight: bandHeight)
         precondition(!keepsCounts || plan.bandCount == 1, "escape counts are kept for a picture rendered whole")
+        // The most helper processes any of the strategies runs at once: the most memory.
+        let helperProcesses =
+            strategies.map { $0.workersBuildTheTable ? $0.concurrentWorkers(for: plan) : 0 }.max() ?? 0
         let needed = Self.bytesNeeded(
-            for: job, plan: plan, keepsCounts: keepsCounts, mergesPrivately: histogramMerges.contains(.private)
+            for: job, plan: plan, keepsCounts: keepsCounts, mergesPrivately: histogramMerges.contains(.private),
+            helperProcesses: helperProcesses, preview: previewEvery != nil
         ).addingReportingOverflow(extraBytes)
         let bytes = needed.overflow ? Int.max : needed.partialValue
         if let available = ResourceLimits.memoryAvailable(), bytes > available {
-            throw .outOfMemory(bytes: bytes, purpose: "a \(job.size) picture", available: available)
+            throw .outOfMemory(
+                bytes: bytes, purpose: Self.purpose(of: job, helperProcesses: helperProcesses), available: available)
         }
         self.job = job
         self.plan = plan
@@ -139,15 +147,35 @@ public final class PictureRender: Sendable {
     public var tilesPerRun: Int { plan.tileCount * job.passes.count }
 
     /// The memory a render of `job` needs, before the process's own: band buffers, the
-    /// sample grid's columns, tile records, the escape counts if kept, and the histogram
-    /// (a histogram per worker besides if workers may merge into histograms of their own).
+    /// sample grid's columns, tile records, the escape counts if kept, the histogram
+    /// (a histogram per worker besides if workers may merge into histograms of their own), and a
+    /// deep view's reference orbit, BLA table and lanes' steps, for an orbit as long as the
+    /// iteration limit (see `DeepMemory`).
+    ///
+    /// The figure is the process tree's: with `helperProcesses` (the `process` strategy's
+    /// workers), this process holds the orbit and the recipe that carries it, and each helper its
+    /// own copy of the orbit, the table and the lanes' steps. The helpers' other memory (their
+    /// program, a tile's rows) is not counted.
+    ///
+    /// - Parameters:
+    ///   - helperProcesses: The helper processes that render the tiles at once; 0 where the
+    ///     workers are threads of this process.
+    ///   - preview: Whether a preview comes first (its recipe may outlive its pass for a moment).
     public static func bytesNeeded(
-        for job: RenderJob, plan: WorkPlan, keepsCounts: Bool, mergesPrivately: Bool = false
+        for job: RenderJob, plan: WorkPlan, keepsCounts: Bool, mergesPrivately: Bool = false,
+        helperProcesses: Int = 0, preview: Bool = false
     ) -> Int {
         let histogramBytes =
             job.colorScheme == .histogram
             ? EscapeHistogram.bytesNeeded(limit: job.kernelLimit, privateHistograms: mergesPrivately ? job.workers : 0)
             : 0
+        let deep = job.deep.map { DeepMemory(steps: job.kernelLimit, usesTable: $0.usesTable) }
+        let deepTerms: [(Int, Int)] =
+            if let deep {
+                helperProcesses > 0
+                    ? [(deep.parentBytes(recipes: preview ? 2 : 1), 1), (helperProcesses, deep.helperBytes)]
+                    : [(deep.rendererBytes, 1)]
+            } else { [] }
         let inFlight = bandsInFlight(for: plan)
         let terms: [(Int, Int)] = [
             (inFlight * plan.bandHeight, job.pixelFormat.bytesPerRow(width: job.size.width)),
@@ -159,13 +187,22 @@ public final class PictureRender: Sendable {
             (histogramBytes, 1),
         ]
         var total = 0
-        for (count, size) in terms {
+        for (count, size) in terms + deepTerms {
             let product = count.multipliedReportingOverflow(by: size)
             let sum = total.addingReportingOverflow(product.partialValue)
             guard !product.overflow, !sum.overflow else { return Int.max }
             total = sum.partialValue
         }
         return total
+    }
+
+    /// What the memory check names: the picture, and a deep view's reference and table, in
+    /// each helper process too.
+    static func purpose(of job: RenderJob, helperProcesses: Int) -> String {
+        guard let deep = job.deep else { return "a \(job.size) picture" }
+        let reference = deep.usesTable ? "a reference orbit and table" : "a reference orbit"
+        let copies = helperProcesses > 0 ? " (and a copy in each of \(helperProcesses) helper processes)" : ""
+        return "a \(job.size) picture with \(reference) of \(job.kernelLimit) steps\(copies)"
     }
 
     /// Renders the picture with `strategy`, handing each finished band to `sink`.

@@ -231,6 +231,44 @@ struct ResourceTests {
         expectRefusal(result, status: 71, mentioning: "not enough memory", leaving: folder)
     }
 
+    /// A 4 GB address space; the render's own memory besides the reference is a few MB.
+    static let fourGigabytes = MandelProcess.Launch(shellSetup: "ulimit -v 4000000")
+
+    @Test("a deep view whose orbit, table and lanes cannot fit is refused before its orbit: 71, one line, nothing left")
+    func deepReferenceTooLarge() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Inside the main cardioid: the orbit runs to the limit. 100 million steps take 1.6 GB for
+        // the orbit and 16 GB more for the table and the lanes' steps.
+        let result = try MandelProcess.run(
+            ["render", "--zoom", "1e20", "--center=-0.1,0.1", "--iterations", "100000000", "--size", "64x48"]
+                + ["-o", "p.png"], in: folder, launch: Self.fourGigabytes, deadline: 60)
+        expectRefusal(
+            result, status: 71, mentioning: "with a reference orbit and table of 100000000 steps needs", leaving: folder
+        )
+    }
+
+    @Test(
+        "the process strategy's helpers each count their copy of a deep view's reference: what fits one process does not fit three"
+    )
+    func deepReferenceInEveryHelper() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // 10 million steps: about 2.2 GB in one process, 5 GB with two helpers. The reference
+        // escapes at once (the check counts an orbit as long as the limit), so gcd is quick.
+        let view = ["render", "--zoom", "1e20", "--center", "2,0", "--iterations", "10000000", "--size", "128x96"]
+        let one = try MandelProcess.run(
+            view + ["--workers", "2", "--strategy", "gcd", "-o", "gcd.png"], in: folder, launch: Self.fourGigabytes,
+            deadline: 60)
+        #expect(one.status == 0, "\(one.standardError)")
+        try FileManager.default.removeItem(atPath: folder + "/gcd.png")
+        let three = try MandelProcess.run(
+            view + ["--workers", "2", "--strategy", "process", "-o", "process.png"], in: folder,
+            launch: Self.fourGigabytes, deadline: 60)
+        expectRefusal(
+            three, status: 71, mentioning: "(and a copy in each of 2 helper processes) needs", leaving: folder)
+    }
+
     @Test("a picture that cannot fit on its file system is refused before rendering, with the sizes (73)")
     func tooLargeForDisk() throws {
         let folder = temporaryFolder()

@@ -358,6 +358,53 @@ struct DeepZoomTests {
         return job
     }
 
+    /// A view whose orbit never escapes (inside the main cardioid): its orbit, table and lanes as
+    /// long as the limit, what the memory check counts on.
+    @Test("the memory check counts a deep view's orbit, table and lanes: at least what they take, at most twice")
+    func memoryEstimate() throws {
+        let steps = 200_000
+        let view = try #require(DeepView(centerReal: "-0.1", centerImaginary: "0.1", zoom: "1e20"))
+        let job = Self.oneWorkerJob(view, iterations: steps)
+        var flat = job
+        flat.deep = nil
+        let plan = job.plan()
+        func deepBytes(helperProcesses: Int) -> Int {
+            PictureRender.bytesNeeded(for: job, plan: plan, keepsCounts: false, helperProcesses: helperProcesses)
+                - PictureRender.bytesNeeded(for: flat, plan: plan, keepsCounts: false)
+        }
+        // What deep.c takes for it: the orbit, every level's entries, the radii and the lanes' steps.
+        let bits = view.precisionBits(for: job.size)
+        var orbit = [Double](repeating: 0, count: 2 * (steps + 1))
+        let (length, entries) = orbit.withUnsafeMutableBufferPointer { orbit in
+            var context = deep_context()
+            context.orbit = orbit.baseAddress
+            let length = deep_reference_orbit(
+                view.centerReal, view.centerImaginary, bits, UInt64(steps), &context, nil, nil)
+            context.inverse_zoom = deep_inverse_zoom(view.zoom, bits)
+            let built = deep_build_table(&context, deep_real(m: 0.5, e: context.inverse_zoom.e + 2), 0x1p-53)
+            let prepared = deep_prepare_lanes(&context)
+            let sizes = withUnsafeBytes(of: context.level_sizes) { Array($0.bindMemory(to: UInt64.self)) }
+            let levels = Int(context.level_count)
+            deep_free_context(&context)
+            return built == 0 && prepared == 0 && levels > 0
+                ? (Int(length), Int(sizes[1...levels].reduce(0, +))) : (0, 0)
+        }
+        #expect(length == steps, "the reference does not escape, and its table and lanes are built")
+        #expect(entries >= steps - 64, "\(entries) entries over \(steps) steps")
+        let orbitBytes = 16 * (length + 1)
+        let taken =
+            orbitBytes + entries * (MemoryLayout<deep_bla>.stride + MemoryLayout<deep_bla_double>.stride)
+            + 8 * (length / 2 + 1) + 32 * (length + 1)
+        let inProcess = deepBytes(helperProcesses: 0)
+        #expect(inProcess >= taken && inProcess <= 2 * taken, "\(inProcess) bytes counted, \(taken) taken")
+        // Two helpers: each reads the orbit in its recipe and holds what a render does; the parent
+        // holds the orbit and the recipe.
+        let helpers = deepBytes(helperProcesses: 2)
+        let helpersTake = 2 * (orbitBytes + taken) + 2 * orbitBytes
+        #expect(
+            helpers >= helpersTake && helpers <= 2 * helpersTake, "\(helpers) bytes counted, \(helpersTake) taken")
+    }
+
     /// The meter's source: the orbit's steps while it runs (no tile finishes then), then the pixels' start.
     @Test("a deep render tells its progress: the orbit's steps while it runs, then when the pixels began")
     func serialProgress() async throws {

@@ -146,7 +146,8 @@ struct MeasurementSession {
         lastRun: (Entry, PixelBuffer, RenderReport) throws -> Void = { _, _, _ in }
     ) async throws -> StrategyComparison {
         let render = try PictureRender(
-            job: job, histogramMerges: entries.map(\.sharing.merge), previewEvery: previewEvery,
+            job: job, histogramMerges: entries.map(\.sharing.merge), strategies: entries.map(\.strategy),
+            previewEvery: previewEvery,
             cancellation: cancellation)
         var counted = [[Run]](repeating: [], count: entries.count)
         var checksums = [Set<UInt64>](repeating: [], count: entries.count)

@@ -68,7 +68,7 @@ struct RenderSession {
         let render = try PictureRender(
             job: job, bandHeight: bandRows, keepsCounts: visuals.keepsCounts,
             extraBytes: Self.saturatingSum(mapBytes, encoderBytes), histogramMerges: [settings.sharing.merge],
-            previewEvery: preview,
+            strategies: [strategy], previewEvery: preview,
             cancellation: watch.cancellation)
         var facts = RenderFacts(
             job: job, strategy: strategy, plan: render.plan, bandRows: bandRows, format: outputs.format,
