@@ -281,7 +281,7 @@ public final class PictureRender: Sendable {
 
         // A deep view's serial part: the reference orbit (its table built beside it), before any pixel.
         if let deep = job.deep, let serialProgress {
-            deepReference = DeepReference(
+            deepReference = try DeepReference(
                 view: deep, grid: grid, limit: job.kernelLimit, cancellation: cancellation,
                 progress: serialProgress, buildsTable: !strategy.workersBuildTheTable)
             if deepReference == nil {

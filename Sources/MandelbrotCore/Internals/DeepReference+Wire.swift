@@ -72,7 +72,9 @@ extension DeepReference {
                 throw WireReader.Malformed("a reference point or zoom that is not a number")
             }
             // As many doubles as the parent's orbit holds, though only the first `doubles` are read.
-            let orbit = UnsafeMutablePointer<Double>.allocate(capacity: 2 * (limit + 1))
+            guard let orbit = try? allocateOrbit(limit: limit) else {
+                throw WireReader.Malformed("no memory for an orbit of \(limit) steps")
+            }
             UnsafeMutableRawPointer(orbit).copyMemory(from: raw.baseAddress!, byteCount: raw.count)
             return DeepReference(received: context, orbit: orbit, largestDelta: largest, usesTable: usesTable)
         } catch {

@@ -30,12 +30,12 @@ final class DeepReference: @unchecked Sendable {
     init?(
         view: DeepView, grid: SampleGrid, limit: Int, cancellation: CancellationFlag,
         progress: SerialProgress, buildsTable: Bool = true
-    ) {
+    ) throws(RenderFailure) {
         let size = grid.size
         let bits = view.precisionBits(for: size)
         let start = MonotonicClock.nanoseconds()
         progress.enter(.orbit)
-        orbit = .allocate(capacity: 2 * (limit + 1))
+        orbit = try Self.allocateOrbit(limit: limit)
         context.orbit = orbit
         context.inverse_zoom = deep_inverse_zoom(view.zoom, bits)
         // The largest delta: the grid's farthest corner from the centre, in zoom-1 units (the grid's own numbers).
@@ -62,9 +62,16 @@ final class DeepReference: @unchecked Sendable {
                 view.centerReal, view.centerImaginary, bits, UInt64(limit), &context, stop.word, progress.steps)
         if let registration { cancellation.removeHandler(registration) }
         guard length != .max else {
+            // The orbit stops early when cancelled, or when its steps kept exactly (below 2^-960,
+            // every step at a centre of 0) cannot grow: then the cancel word was never set.
+            let tinySteps = Int(context.tiny_count)
             deep_free_context(&context)
-            orbit.deallocate()
-            return nil
+            free(orbit)
+            if stop.word.pointee != 0 { return nil }
+            throw .outOfMemory(
+                bytes: 2 * max(tinySteps, 16) * (MemoryLayout<UInt64>.size + MemoryLayout<deep_complex>.stride),
+                purpose: "the reference orbit's steps below 2^-960, kept exactly (\(tinySteps) so far, of at most "
+                    + "--iterations \(limit))", available: nil)
         }
         // The lanes' steps, for the pixels computed here (none where the workers are other processes).
         if buildsTable { _ = deep_prepare_lanes(&context) }
@@ -78,7 +85,7 @@ final class DeepReference: @unchecked Sendable {
     }
 
     /// A reference another process computed (see ``decode(from:limit:)``): `context` holds its
-    /// orbit (in `orbit`, 2·(`limit` + 1) doubles, which this reference now owns), its tiny steps
+    /// orbit (in `orbit`, 2·(`limit` + 1) doubles from ``allocateOrbit(limit:)``, which this reference now owns), its tiny steps
     /// and view, but no table, which is built here as the other process would have built it.
     init(received context: deep_context, orbit: UnsafeMutablePointer<Double>, largestDelta: deep_real, usesTable: Bool)
     {
@@ -109,7 +116,16 @@ final class DeepReference: @unchecked Sendable {
 
     deinit {
         deep_free_context(&context)
-        orbit.deallocate()
+        free(orbit)
+    }
+
+    /// Room for the orbit's Z_0 … Z_limit, from the system allocator (free it with `free`): its
+    /// size comes from `--iterations` (1.5 GiB at 100,000,000), so its failure is an answer.
+    static func allocateOrbit(limit: Int) throws(RenderFailure) -> UnsafeMutablePointer<Double> {
+        try FallibleAllocation.zeroed(
+            Double.self, count: 2 * (limit + 1), for: "the reference orbit of --iterations \(limit) steps"
+        )
+        .baseAddress!
     }
 
     private static func scaled(_ value: Double, by factor: deep_real) -> deep_real {

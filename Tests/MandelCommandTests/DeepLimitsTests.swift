@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+/// Deep renders (perturbation, the reference orbit in MPFR) as a user whom limits bind: each
+/// shortfall is one line, a documented exit code and no file left, never a crash.
+@Suite(
+    "mandel render at depth: limits",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+struct DeepLimitsTests {
+    /// A deep view whose orbit never escapes and whose every step is 0, below 2⁻⁹⁶⁰, so that each is
+    /// kept exactly as well (32 bytes a step beside the orbit's 16): the most memory an orbit takes.
+    static func centreAtZero(iterations: Int) -> [String] {
+        ["render", "--center", "0,0", "--zoom", "1e400", "--iterations", "\(iterations)", "--size", "1"]
+    }
+
+    @Test(
+        "memory the reference orbit cannot have is an answer: 71, one line, nothing written",
+        arguments: [
+            // The orbit's 1.5 GiB under 800 MB: the allocation trapped ("failed to allocate", 134);
+            // the memory check before the render now refuses it first.
+            (100_000_000, "on", "ulimit -v 800000"),
+            // Without a table the check passes (48 B a step: 916.8 MiB), and the exact steps' 1 GiB
+            // does not fit beside the orbit: exit 70, "internal error: RenderCancelled".
+            (20_000_000, "off", "ulimit -v 1300000"),
+        ])
+    func orbitMemory(iterations: Int, table: String, limit: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            Self.centreAtZero(iterations: iterations) + ["--bla", table, "-o", "deep.png"], in: folder,
+            launch: .init(shellSetup: limit, asNobody: true), deadline: 60)
+        Self.expectOneLine(result, status: 71, mentioning: "memory", leaving: folder)
+    }
+
+    /// Checks a deep run's failure: the exit code, one line on standard error besides the note that
+    /// perturbation was chosen, no crash report, and nothing left in `folder`.
+    static func expectOneLine(
+        _ result: MandelProcess.Result, status: Int32, mentioning mention: String, leaving folder: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let lines = result.standardError.split(separator: "\n").filter { !$0.hasPrefix("mandel: note:") }
+        #expect(
+            result.status == status, "exit \(result.status): \(result.standardError)", sourceLocation: sourceLocation)
+        #expect(
+            lines.count == 1 && lines[0].contains(mention), "\(result.standardError)", sourceLocation: sourceLocation)
+        #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))", sourceLocation: sourceLocation)
+    }
+}
