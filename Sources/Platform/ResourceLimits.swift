@@ -126,6 +126,18 @@ public enum ResourceLimits {
         return stack + Int(getpagesize())
     }
 
+    // MARK: - Processor time
+
+    /// The CPU time limit in seconds (`ulimit -t`) when its soft value is its hard one, so that
+    /// the kernel's first word at the limit is SIGKILL, with no SIGXCPU before it; nil otherwise.
+    public static var processorSecondsWithoutWarning: Int? {
+        var limit = rlimit()
+        guard getrlimit(resource(RLIMIT_CPU), &limit) == 0, limit.rlim_max != unlimited,
+            limit.rlim_cur >= limit.rlim_max
+        else { return nil }
+        return Int(clamping: limit.rlim_max)
+    }
+
     /// `RLIM_INFINITY`, which Swift imports as a literal it cannot fit in `rlim_t`.
     private static let unlimited = rlim_t.max
 

@@ -35,6 +35,7 @@ func run(_ command: sending any ParsableCommand) -> Never {
 }
 
 ProcessStart.deliverWriteErrorsAsErrors()
+ProcessStart.warnBeforeTheCPULimit()
 do {
     try InformationRequest.check(Array(CommandLine.arguments.dropFirst()))
     run(try Mandel.parseAsRoot())

@@ -45,4 +45,16 @@ struct DeepLimitsTests {
             lines.count == 1 && lines[0].contains(mention), "\(result.standardError)", sourceLocation: sourceLocation)
         #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))", sourceLocation: sourceLocation)
     }
+
+    @Test("ulimit -t N sets soft = hard, whose word is SIGKILL: mandel stops itself first, 152, nothing left")
+    func processorTimeWithoutWarning() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // The orbit alone takes about 1.2 s of processor time. On the old code: killed (137), its
+        // temporary file left.
+        let result = try MandelProcess.run(
+            Self.centreAtZero(iterations: 5_000_000) + ["-o", "deep.png"], in: folder,
+            launch: .init(shellSetup: "ulimit -t 1", asNobody: true), deadline: 60)
+        Self.expectOneLine(result, status: 128 + SIGXCPU, mentioning: "CPU time limit", leaving: folder)
+    }
 }
