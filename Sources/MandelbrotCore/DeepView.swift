@@ -34,8 +34,14 @@ public struct DeepView: Sendable, Hashable {
     public static func isNumber(_ text: String) -> Bool { deep_is_number(text) != 0 }
 
     /// The decimal exponent of the zoom: about log₁₀(zoom).
-    public var zoomExponent: Double {
-        let inverse = deep_inverse_zoom(zoom, 64)
+    public var zoomExponent: Double { Self.decimalExponent(ofZoom: zoom) }
+
+    /// About log₁₀ of the zoom `text` (a positive decimal number); infinity where 1/zoom is below
+    /// the smallest number MPFR holds (a zoom past 1e323228496), nan where `text` is not a number.
+    public static func decimalExponent(ofZoom text: String) -> Double {
+        guard isNumber(text) else { return .nan }
+        let inverse = deep_inverse_zoom(text, 64)
+        guard inverse.m > 0 else { return .infinity }
         return -(log2(inverse.m) + Double(inverse.e)) * 0.301_029_995_663_981_2
     }
 

@@ -57,4 +57,22 @@ struct DeepLimitsTests {
             launch: .init(shellSetup: "ulimit -t 1", asNobody: true), deadline: 60)
         Self.expectOneLine(result, status: 128 + SIGXCPU, mentioning: "CPU time limit", leaving: folder)
     }
+
+    @Test("a zoom past 1e1000000, whose MPFR numbers nothing bounds, is refused: 64, one line naming the bound")
+    func deepestZoom() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // 1e300000000 aborted in GMP under ulimit -v 1000000 ("Cannot allocate memory", 134);
+        // 1e1000000000 (past MPFR's exponents) was "not a finite number".
+        for zoom in ["1e300000000", "1e1000000000", "1.5e1000000"] {
+            let result = try MandelProcess.run(
+                ["render", "--center", "0,0", "--zoom", zoom, "--iterations", "10", "--size", "4", "-o", "z.png"],
+                in: folder, launch: .init(shellSetup: "ulimit -v 1000000", asNobody: true), deadline: 60)
+            expectRefusal(result, status: 64, mentioning: "at most 1e1000000", leaving: folder)
+        }
+        let deepest = try MandelProcess.run(
+            ["render", "--center", "0,0", "--zoom", "1e1000000", "--iterations", "10", "--size", "4", "-o", "z.png"],
+            in: folder, deadline: 60)
+        #expect(deepest.status == 0, "\(deepest.standardError)")
+    }
 }

@@ -14,6 +14,10 @@ enum Limits {
     static let minimumBands = 8
     /// The largest iteration limit.
     static let maximumIterations = 100_000_000
+    /// The deepest zoom, 10^1,000,000: the reference orbit's numbers then have 3.3 million bits
+    /// (18 ms a step here; MPFR's memory, which nothing else bounds, grows with them and aborts
+    /// the process when it runs out: 10^300,000,000 did under `ulimit -v 1000000`).
+    static let maximumZoomExponent = 1_000_000
     /// The most workers.
     static let maximumWorkers = 1024
     /// The longest grace after SIGTERM, in seconds.

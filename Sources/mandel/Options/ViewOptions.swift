@@ -129,6 +129,12 @@ struct ViewOptions: ParsableArguments {
         if let zoom, !(zoom.value > 0) {
             throw ValidationError("--zoom must be a finite number greater than 0 (got \(zoom.text))")
         }
+        if let zoom, zoom.value > 1, precision != .double,
+            !(DeepView.decimalExponent(ofZoom: zoom.text) <= Double(Limits.maximumZoomExponent))
+        {
+            throw ValidationError(
+                "--zoom \(zoom.text) is deeper than mandel renders: at most 1e\(Limits.maximumZoomExponent)")
+        }
         if deepView != nil {
             guard julia == nil else {
                 throw ValidationError(
