@@ -95,8 +95,8 @@ struct RenderFacts {
         case .benchmarksGame:
             chunks.append(.init(key: "mandel.preset", text: Preset.benchmarksGame.rawValue))
         case .view(let viewport):
-            chunks.append(.init(key: "mandel.center", text: "\(viewport.centerReal),\(viewport.centerImaginary)"))
-            chunks.append(.init(key: "mandel.zoom", text: "\(viewport.zoom)"))
+            chunks.append(.init(key: "mandel.center", text: ViewText.center(of: job, viewport)))
+            chunks.append(.init(key: "mandel.zoom", text: ViewText.zoom(of: job, viewport)))
             if let julia = job.julia {
                 chunks.append(.init(key: "mandel.julia", text: "\(julia.real),\(julia.imaginary)"))
             }

@@ -9,7 +9,8 @@ enum WorkloadText {
         let region: String =
             switch job.region {
             case .benchmarksGame: "benchmarks-game preset"
-            case .view(let viewport): "center \(viewport.centerReal),\(viewport.centerImaginary), zoom \(viewport.zoom)"
+            case .view(let viewport):
+                "center \(ViewText.center(of: job, viewport)), zoom \(ViewText.zoom(of: job, viewport))"
             }
         let split = axis == .tile ? "tiles (swept)" : job.splitLabel
         let workers = axis == .workers ? "workers swept" : Self.workers(job)

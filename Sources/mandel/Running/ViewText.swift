@@ -1,0 +1,15 @@
+import MandelbrotCore
+
+/// A view's centre and zoom as every report states them (the PNG's text chunks, `compare`'s and
+/// `sweep`'s header): for a view rendered by perturbation, the decimal text it was given, read
+/// exactly, since a `Double` holds neither its digits nor a zoom past 1.8e308; the `Double`s otherwise.
+enum ViewText {
+    /// `re,im`.
+    static func center(of job: RenderJob, _ viewport: Viewport) -> String {
+        guard let deep = job.deep else { return "\(viewport.centerReal),\(viewport.centerImaginary)" }
+        return "\(deep.centerReal),\(deep.centerImaginary)"
+    }
+
+    /// The zoom.
+    static func zoom(of job: RenderJob, _ viewport: Viewport) -> String { job.deep?.zoom ?? "\(viewport.zoom)" }
+}

@@ -1,0 +1,41 @@
+import Foundation
+import ImageFiles
+import Testing
+
+/// What the outputs say a deep view is: the centre and zoom as given, not their nearest `Double`s.
+@Suite("mandel at depth: the view as reported")
+struct DeepViewTextTests {
+    /// A centre with more digits than a `Double` holds, and a zoom past the largest `Double`.
+    static let center = "-1.76910833040747728089230624355777848356006391186,-0.00902068805707261838"
+    static let zoom = "5.333333333333333333333333333333333333333e533"
+
+    @Test("the PNG's mandel.center and mandel.zoom are the view's text, not 1.7976931348623157e+308")
+    func pictureTexts() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            [
+                "render", "--center", Self.center, "--zoom", Self.zoom, "--iterations", "200", "--size", "4", "-o",
+                "d.png",
+            ],
+            in: folder, deadline: 60)
+        #expect(result.status == 0, "\(result.standardError)")
+        let image = try PNGImage(contentsOf: folder + "/d.png")
+        #expect(image.texts["mandel.center"] == Self.center)
+        #expect(image.texts["mandel.zoom"] == Self.zoom)
+    }
+
+    @Test("compare's and sweep's first line give the view's text")
+    func headerTexts() throws {
+        let view = [
+            "--center", Self.center, "--zoom", Self.zoom, "--iterations", "200", "--size", "4", "--runs", "1",
+            "--warmup", "0",
+        ]
+        for command in [["compare", "--strategies", "gcd"], ["sweep", "--workers", "1,2", "--strategies", "gcd"]] {
+            let result = try MandelProcess.run(command + view, deadline: 60)
+            #expect(result.status == 0, "\(result.standardError)")
+            let first = result.standardOutput.split(separator: "\n").first ?? ""
+            #expect(first.contains("center \(Self.center), zoom \(Self.zoom),"), "\(first)")
+        }
+    }
+}
