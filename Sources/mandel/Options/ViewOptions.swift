@@ -148,13 +148,19 @@ struct ViewOptions: ParsableArguments {
                 "--bla applies to --precision perturbation; remove it or add --precision perturbation")
         }
         if let center, !center.isFinite {
-            throw ValidationError("--center must be finite (got \(center.real),\(center.imaginary))")
+            throw ValidationError(
+                "--center \(center.realText),\(center.imaginaryText) is past the largest Double: each part must be "
+                    + "within ±1.8e308")
         }
         if let julia, !julia.isFinite {
             throw ValidationError("--julia must be finite (got \(julia.real),\(julia.imaginary))")
         }
         if let zoom, !zoom.value.isFinite {
-            throw ValidationError("--zoom must be a finite number greater than 0 (got \(zoom.text))")
+            // Only a view that keeps Double gets here: a deeper one is rendered by perturbation.
+            throw ValidationError(
+                "--zoom \(zoom.text) is past the largest Double, 1.8e308, which "
+                    + (julia != nil ? "--julia keeps" : "--precision double keeps; remove it to render by perturbation")
+            )
         }
         // Every sample's coordinates must be finite numbers a pixel step apart.
         let step = viewport.pixelSpacing(for: sampleGridSize)
