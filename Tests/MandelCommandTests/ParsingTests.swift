@@ -46,6 +46,14 @@ struct ParsingTests {
         (["--zoom", "1e400", "--precision", "double"], "--zoom 1e400 is past the largest Double, 1.8e308"),
         (["--zoom", "1e400", "--julia", "0,0"], "past the largest Double, 1.8e308, which --julia keeps"),
         (["--center", "1e400,0"], "--center 1e400,0 is past the largest Double: each part must be within ±1.8e308"),
+        (
+            ["--center", "1e300000000,0", "--zoom", "1e20", "--precision", "perturbation"],
+            "--center 1e300000000,0 is past the largest Double"
+        ),
+        (
+            ["--zoom", "1e-400", "--precision", "perturbation"],
+            "--zoom 1e-400 gives a 64x48 picture a pixel step of inf"
+        ),
         (["--zoom", "2e1000000"], "--zoom 2e1000000 is deeper than mandel renders: at most 1e1000000"),
         (["--iterations", "0"], "--iterations must be from 1 to 100000000"),
         (["--iterations", "1000000000"], "--iterations must be from 1 to 100000000"),

@@ -127,7 +127,18 @@ struct ViewOptions: ParsableArguments {
             throw ValidationError("--iterations must be from 1 to \(Limits.maximumIterations) (got \(iterations))")
         }
         if let zoom, !(zoom.value > 0) {
+            // A positive zoom whose Double is 0: its picture is wider than any Double.
+            if DeepView.decimalExponent(ofZoom: zoom.text) < 0 {
+                throw ValidationError(
+                    "--zoom \(zoom.text) gives a \(size) picture a pixel step of inf; choose a zoom nearer 1")
+            }
             throw ValidationError("--zoom must be a finite number greater than 0 (got \(zoom.text))")
+        }
+        // For every view, perturbation's too: its report and plan read the centre as Doubles.
+        if let center, !center.isFinite {
+            throw ValidationError(
+                "--center \(center.realText),\(center.imaginaryText) is past the largest Double: each part must be "
+                    + "within ±1.8e308")
         }
         if let zoom, zoom.value > 1, precision != .double,
             !(DeepView.decimalExponent(ofZoom: zoom.text) <= Double(Limits.maximumZoomExponent))
@@ -146,11 +157,6 @@ struct ViewOptions: ParsableArguments {
         if precision == nil && bla != nil {
             throw ValidationError(
                 "--bla applies to --precision perturbation; remove it or add --precision perturbation")
-        }
-        if let center, !center.isFinite {
-            throw ValidationError(
-                "--center \(center.realText),\(center.imaginaryText) is past the largest Double: each part must be "
-                    + "within ±1.8e308")
         }
         if let julia, !julia.isFinite {
             throw ValidationError("--julia must be finite (got \(julia.real),\(julia.imaginary))")
