@@ -106,6 +106,11 @@ struct BatchOptions: ParsableArguments {
             throw ValidationError("--frame zooms a view; the benchmarks-game preset has a fixed region")
         }
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more (got \(frames))") }
+        // The frames' zooms are computed in Double: a first zoom past it would make them inf and nan.
+        if let zoom = view.zoom, !zoom.value.isFinite {
+            throw ValidationError(
+                "--frame computes its zooms in Double: --zoom must be at most 1.8e308 with --frame (got \(zoom.text))")
+        }
         let (index, count) = try EngineIndex.resolve(
             frame, count: frames, option: "--frame", countOption: "--frames",
             environment: ProcessInfo.processInfo.environment)
