@@ -234,12 +234,12 @@ static uint64_t reference_orbit(
             break;
         }
         if (beside && (n & 1023) == 1023) __atomic_store_n(&beside->frontier, n + 1, __ATOMIC_RELEASE);
-        if ((n & 4095) == 4095) {
-            if (steps) __atomic_store_n(steps, n + 1, __ATOMIC_RELAXED);
-            if (cancel && *cancel) {
-                last = UINT64_MAX;
-                break;
-            }
+        if (steps && (n & 4095) == 4095) __atomic_store_n(steps, n + 1, __ATOMIC_RELAXED);
+        // Every step: a step takes 0.6 µs at 830 bits and 18 ms at 3.3 million (--zoom 1e1000000),
+        // where 4,096 steps between looks kept a cancel waiting for over a minute.
+        if (cancel && *cancel) {
+            last = UINT64_MAX;
+            break;
         }
     }
     if (steps && last != UINT64_MAX) __atomic_store_n(steps, last, __ATOMIC_RELAXED);

@@ -75,4 +75,20 @@ struct DeepLimitsTests {
             in: folder, deadline: 60)
         #expect(deepest.status == 0, "\(deepest.standardError)")
     }
+
+    @Test("a cancel during an orbit of slow steps (3.3 million bits at 1e1000000) stops it within a step")
+    func cancelBetweenSlowSteps() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Each step takes about 18 ms here, and the loop looked at the cancel every 4,096: the
+        // planned cancel's render ran 60.8 s more, past this deadline (the whole orbit, 30 minutes).
+        let result = try MandelProcess.run(
+            [
+                "render", "--center", "0.25,0", "--zoom", "1e1000000", "--iterations", "100000", "--size", "8",
+                "--cancel-after", "200", "-o", "slow.png",
+            ], in: folder, deadline: 30)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(result.standardOutput.contains("cancelled") && result.standardOutput.contains("no picture written"))
+        #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")
+    }
 }

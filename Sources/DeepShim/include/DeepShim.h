@@ -63,8 +63,8 @@ typedef struct {
 
 /// Computes the reference orbit of c = re + i·im (decimal strings) with `bits` of precision,
 /// up to `limit` steps or escape (|Z|² > 4), into `context->orbit` (2·(limit + 1) doubles) and its
-/// tiny steps. Checks `*cancel` every few thousand steps, and stores the steps taken so far in
-/// `*steps` (when not NULL; an atomic store, read with deep_steps_taken) as often. Sets and returns
+/// tiny steps. Checks `*cancel` every step, and stores the steps taken so far in `*steps` every
+/// 4,096 (when not NULL; an atomic store, read with deep_steps_taken). Sets and returns
 /// `context->length`, or returns UINT64_MAX when cancelled or out of memory.
 uint64_t deep_reference_orbit(
     const char *re, const char *im, long bits, uint64_t limit, deep_context *context, const volatile int *cancel,
