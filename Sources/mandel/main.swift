@@ -9,7 +9,7 @@ import Platform
 @MainActor
 func run(_ command: sending any ParsableCommand) -> Never {
     let needs = command as? any ProcessNeeds
-    ProcessStart.ensureFileDescriptors(forOutputs: needs?.outputCount ?? 0)
+    ProcessStart.ensureFileDescriptors(forOutputs: needs?.outputCount ?? 0, helpers: needs?.helperProcesses ?? 0)
     ProcessStart.ensureThreads(forWorkers: needs?.workerThreads ?? 0)
     ProcessStart.ensureAddressSpace(forWorkers: needs?.workerThreads ?? 0)
     guard let asynchronous = command as? any AsyncParsableCommand else {

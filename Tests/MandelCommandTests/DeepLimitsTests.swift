@@ -91,4 +91,19 @@ struct DeepLimitsTests {
         #expect(result.standardOutput.contains("cancelled") && result.standardOutput.contains("no picture written"))
         #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")
     }
+
+    @Test("the process strategy's pipes count against ulimit -n before anything starts: 71, one line, nothing left")
+    func helperPipesCounted() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // 8 helpers starting at once hold 32 pipe ends here. On the old code the check passed and every helper
+        // failed to start ("helper processes kept failing: helper 0: pipe2: Too many open files", 69).
+        let result = try MandelProcess.run(
+            [
+                "render", "--center", "-1.5,0", "--zoom", "1e500", "--iterations", "1000", "--size", "256",
+                "--strategy", "process", "--workers", "8", "-o", "pipes.png",
+            ], in: folder, launch: .init(shellSetup: "ulimit -n 30", asNobody: true), deadline: 60)
+        expectRefusal(
+            result, status: 71, mentioning: "needs 49 (the pipes of 8 helper processes among them)", leaving: folder)
+    }
 }

@@ -111,6 +111,11 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
         return entries.map { ProcessStart.threadsNeeded(by: $0.strategy, for: plan) }.max() ?? 0
     }
 
+    var helperProcesses: Int {
+        let plan = RenderJob(view: view, work: work).plan()
+        return entries.map { ProcessStart.helperProcesses(of: $0.strategy, for: plan) }.max() ?? 0
+    }
+
     mutating func validate() throws {
         try view.validateFitsInMemory(because: "mandel compare keeps whole pictures in memory")
         try work.validateSingleValues(command: "compare", size: view.size)

@@ -73,9 +73,14 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
 
     var outputCount: Int { namedOutputs.count }
 
-    var workerThreads: Int {
+    var workerThreads: Int { ProcessStart.threadsNeeded(by: strategy.strategy, for: plannedWork) }
+
+    var helperProcesses: Int { ProcessStart.helperProcesses(of: strategy.strategy, for: plannedWork) }
+
+    /// The plan of the render, as the checks before Dispatch starts see it.
+    private var plannedWork: WorkPlan {
         let job = RenderJob(view: view, work: work)
-        return ProcessStart.threadsNeeded(by: strategy.strategy, for: job.plan(bandHeight: bandRows(for: job)))
+        return job.plan(bandHeight: bandRows(for: job))
     }
 
     mutating func validate() throws {

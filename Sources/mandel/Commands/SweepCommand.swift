@@ -82,9 +82,18 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
 
     /// The most threads any point starts: at its largest worker count.
     var workerThreads: Int {
+        measurement.strategyList.map { ProcessStart.threadsNeeded(by: $0, for: widestPlan) }.max() ?? 0
+    }
+
+    var helperProcesses: Int {
+        measurement.strategyList.map { ProcessStart.helperProcesses(of: $0, for: widestPlan) }.max() ?? 0
+    }
+
+    /// The plan at the sweep's largest worker count.
+    private var widestPlan: WorkPlan {
         var job = RenderJob(view: view, work: work)
         job.workers = work.workers?.max() ?? job.workers
-        return measurement.strategyList.map { ProcessStart.threadsNeeded(by: $0, for: job.plan()) }.max() ?? 0
+        return job.plan()
     }
 
     mutating func validate() throws {

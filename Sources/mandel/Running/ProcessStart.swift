@@ -42,15 +42,18 @@ enum ProcessStart {
     ///
     /// This must run before Dispatch starts: its main queue needs a descriptor of its
     /// own, and without one it stops the process with an illegal instruction.
-    static func ensureFileDescriptors(forOutputs outputs: Int) {
-        let needed = descriptorsBesidesOutputs + outputs
+    static func ensureFileDescriptors(forOutputs outputs: Int, helpers: Int = 0) {
+        // Helper processes start at once, each with both ends of two pipes open here until it runs:
+        // 8 helpers failed now and then under 'ulimit -n 40' (pipe2: EMFILE) and never under 44.
+        let needed = descriptorsBesidesOutputs + outputs + 4 * helpers
         let limit = ResourceLimits.fileDescriptors(raisingTo: needed)
         let open = ResourceLimits.openFileDescriptors() ?? 3
         // What is open already (inherited descriptors) counts against the limit too.
         guard limit - open >= needed - 3 else {
+            let pipes = helpers > 0 ? " (the pipes of \(helpers) helper processes among them)" : ""
             writeError(
-                "too few file descriptors: mandel needs \(needed) and may open \(max(0, limit - open)) more "
-                    + "('ulimit -n' is \(limit)); raise the limit"
+                "too few file descriptors: mandel needs \(needed)\(pipes) and may open \(max(0, limit - open)) more "
+                    + "('ulimit -n' is \(limit)); raise the limit" + (helpers > 0 ? " or lower --workers" : "")
             )
             exit(71)
         }
@@ -129,8 +132,12 @@ extension ProcessStart {
     /// and for `process` each helper's, whose threads the process limit counts as this user's
     /// (a helper that cannot start them exits with 71, and the run then fails after its header).
     static func threadsNeeded(by strategy: any RenderStrategy, for plan: WorkPlan) -> Int {
-        let helpers = strategy.name == "process" ? plan.workerCount : 0
-        return strategy.threadsStarted(for: plan) + helpers * threadsBesidesWorkers
+        strategy.threadsStarted(for: plan) + helperProcesses(of: strategy, for: plan) * threadsBesidesWorkers
+    }
+
+    /// The helper processes `strategy` starts for `plan`: one per worker for `process`, none otherwise.
+    static func helperProcesses(of strategy: any RenderStrategy, for plan: WorkPlan) -> Int {
+        strategy.name == "process" ? plan.workerCount : 0
     }
 }
 
@@ -140,4 +147,10 @@ protocol ProcessNeeds {
     var outputCount: Int { get }
     /// The threads its strategies start, besides the process's own.
     var workerThreads: Int { get }
+    /// The most helper processes its strategies start at once, each with pipes to this process.
+    var helperProcesses: Int { get }
+}
+
+extension ProcessNeeds {
+    var helperProcesses: Int { 0 }
 }
