@@ -38,4 +38,20 @@ struct DeepViewTextTests {
             #expect(first.contains("center \(Self.center), zoom \(Self.zoom),"), "\(first)")
         }
     }
+
+    @Test("the note says perturbation was asked for where Double resolves the view, and why it was chosen elsewhere")
+    func noteSaysWhy() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let views: [([String], String)] = [
+            (["--precision", "perturbation"], "note: --precision perturbation: Double resolves --zoom 1 here"),
+            (["--center", "-1.5,0", "--zoom", "1e500"], "note: --zoom 1e500 is past what Double resolves"),
+        ]
+        for (view, note) in views {
+            let result = try MandelProcess.run(
+                ["render", "--size", "16", "--iterations", "100", "-o", "n.png"] + view, in: folder, deadline: 60)
+            #expect(result.status == 0, "\(result.standardError)")
+            #expect(result.firstErrorLine.contains(note), "\(result.firstErrorLine)")
+        }
+    }
 }

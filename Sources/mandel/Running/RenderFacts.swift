@@ -22,6 +22,8 @@ struct RenderFacts {
     let output: String
     /// The zoom from which neighbouring pixels coincide at this centre, if the view is past it.
     let precisionLimit: Double?
+    /// Whether the view is rendered by perturbation though `Double` resolves it (`--precision perturbation`).
+    let doubleResolvesDeepView: Bool
     /// The order the tiles were asked to be rendered in.
     let order: TileOrder
     /// Where the preview is written, if anywhere.
@@ -54,14 +56,17 @@ struct RenderFacts {
         bandCount = plan.bandCount
         self.format = format
         self.output = output
-        if job.deep == nil, case .view(let viewport) = job.region {
+        if case .view(let viewport) = job.region {
             // A part's pixels are spaced as its whole picture's.
             let height = job.window?.pictureHeight ?? job.size.height
             let grid = PixelSize(width: job.size.width * job.supersampling, height: height * job.supersampling)
-            precisionLimit =
-                viewport.hasCoincidentSamples(for: grid) ? viewport.precisionLimit(for: grid) ?? viewport.zoom : nil
+            let coincide = viewport.hasCoincidentSamples(for: grid)
+            precisionLimit = job.deep == nil && coincide ? viewport.precisionLimit(for: grid) ?? viewport.zoom : nil
+            // A deep view whose Doubles still tell its pixels apart was asked for by --precision.
+            doubleResolvesDeepView = job.deep != nil && !coincide
         } else {
             precisionLimit = nil
+            doubleResolvesDeepView = false
         }
     }
 
@@ -76,8 +81,12 @@ struct RenderFacts {
     /// The note for a view rendered by perturbation.
     var deepNote: String? {
         guard let deep = job.deep else { return nil }
-        return "--zoom \(deep.zoom) is past what Double resolves (about 1e13 at most centres): rendering by "
-            + "perturbation of one reference orbit computed in GNU MPFR (\(deep.precisionBits(for: job.size)) bits)"
+        let reason =
+            doubleResolvesDeepView
+            ? "--precision perturbation: Double resolves --zoom \(deep.zoom) here, but rendering by perturbation "
+            : "--zoom \(deep.zoom) is past what Double resolves (about 1e13 at most centres): rendering by perturbation "
+        return reason
+            + "of one reference orbit computed in GNU MPFR (\(deep.precisionBits(for: job.size)) bits)"
             + (deep.usesTable ? " with BLA" : ", every step")
     }
 
