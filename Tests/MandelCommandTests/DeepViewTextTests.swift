@@ -54,4 +54,30 @@ struct DeepViewTextTests {
             #expect(result.firstErrorLine.contains(note), "\(result.firstErrorLine)")
         }
     }
+
+    @Test("join refuses parts of two deep pictures that differ past a Double's digits: 65, nothing written")
+    func joinTellsDeepPicturesApart() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Each pair's Doubles are equal (1.8e308; the centres' first 17 digits): on the code that wrote
+        // them into the parts, join put the two pictures' rows together into one file (exit 0).
+        let pairs = [
+            (["--center", "-1.76,0.01", "--zoom", "1e500"], ["--center", "-1.76,0.01", "--zoom", "1e501"]),
+            (
+                ["--center", "-1.76000000000000000000000001,0.01", "--zoom", "1e30"],
+                ["--center", "-1.76000000000000000000000002,0.01", "--zoom", "1e30"]
+            ),
+        ]
+        for (first, second) in pairs {
+            for (index, view) in [(0, first), (1, second)] {
+                let result = try MandelProcess.run(
+                    ["render", "--size", "32", "--iterations", "200", "--part", "\(index)/2", "-o", "p\(index).mpart"]
+                        + view, in: folder, deadline: 60)
+                #expect(result.status == 0, "\(result.standardError)")
+            }
+            let joined = try MandelProcess.run(["join", "p0.mpart", "p1.mpart", "-o", "j.png"], in: folder)
+            expectRefusal(joined, status: 65, mentioning: "parts of different pictures")
+            #expect(contents(of: folder) == ["p0.mpart", "p1.mpart"], "\(contents(of: folder))")
+        }
+    }
 }
