@@ -9,7 +9,11 @@ package struct ComparisonExport: Encodable {
         package var height: Int
         package var region: String
         package var center: [Double]?
+        /// Nil past the largest `Double` (see ``zoomText``).
         package var zoom: Double?
+        /// The centre and zoom as the view was given: every digit, at any depth.
+        package var centerText: String?
+        package var zoomText: String?
         package var iterations: Int
         package var color: String
         package var kernel: String
@@ -24,7 +28,8 @@ package struct ComparisonExport: Encodable {
 
         /// Creates a workload description.
         package init(
-            width: Int, height: Int, region: String, center: [Double]?, zoom: Double?, iterations: Int, color: String,
+            width: Int, height: Int, region: String, center: [Double]?, zoom: Double?, centerText: String? = nil,
+            zoomText: String? = nil, iterations: Int, color: String,
             kernel: String, split: String, tile: String, workers: Int, workersRequested: Int? = nil, warmup: Int,
             runs: Int
         ) {
@@ -33,6 +38,8 @@ package struct ComparisonExport: Encodable {
             self.region = region
             self.center = center
             self.zoom = zoom
+            self.centerText = centerText
+            self.zoomText = zoomText
             self.iterations = iterations
             self.color = color
             self.kernel = kernel

@@ -39,6 +39,36 @@ struct DeepViewTextTests {
         }
     }
 
+    @Test("the JSON of render and compare gives the view's text, and no zoom number past the largest Double")
+    func jsonTexts() throws {
+        let view = ["--center", Self.center, "--zoom", Self.zoom, "--iterations", "200", "--size", "4"]
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let render = try MandelProcess.run(["render", "--json", "-o", "d.png"] + view, in: folder, deadline: 60)
+        #expect(render.status == 0, "\(render.standardError)")
+        let compare = try MandelProcess.run(
+            ["compare", "--strategies", "gcd", "--runs", "1", "--warmup", "0", "--json", "-"] + view, deadline: 60)
+        #expect(compare.status == 0, "\(compare.standardError)")
+        let renderObject = try #require(
+            JSONSerialization.jsonObject(with: Data(render.standardOutput.utf8)) as? [String: Any])
+        let compareObject = try #require(
+            JSONSerialization.jsonObject(with: Data(compare.standardOutput.utf8)) as? [String: Any])
+        let workload = try #require(compareObject["workload"] as? [String: Any])
+        for (name, object) in [("render", renderObject), ("compare", workload)] {
+            #expect(object["center_text"] as? String == Self.center, "\(name)")
+            #expect(object["zoom_text"] as? String == Self.zoom, "\(name)")
+            // Not 1.7976931348623157e+308, the viewport's clamp, which is not this view's zoom.
+            #expect(object["zoom"] == nil || object["zoom"] is NSNull, "\(name): \(object["zoom"] ?? "")")
+        }
+        // Where a Double holds the zoom, the number stays, and the texts are the Doubles'.
+        let shallow = try MandelProcess.run(
+            ["render", "--json", "--size", "8", "--zoom", "2", "-o", "s.png"], in: folder, deadline: 60)
+        let shallowObject = try #require(
+            JSONSerialization.jsonObject(with: Data(shallow.standardOutput.utf8)) as? [String: Any])
+        #expect(shallowObject["zoom"] as? Double == 2)
+        #expect(shallowObject["zoom_text"] as? String == "2.0")
+    }
+
     @Test("the note says perturbation was asked for where Double resolves the view, and why it was chosen elsewhere")
     func noteSaysWhy() throws {
         let folder = temporaryFolder()

@@ -19,6 +19,9 @@ struct RenderJSON: Encodable {
     let region: String
     @OrNull var center: [Double]?
     @OrNull var zoom: Double?
+    /// The centre and zoom as the view was given (see ``ViewText``): every digit, any depth.
+    @OrNull var centerText: String?
+    @OrNull var zoomText: String?
     @OrNull var julia: [Double]?
     let supersample: Int
     let wallSeconds: Double
@@ -93,7 +96,9 @@ struct RenderJSON: Encodable {
         kernel = job.kernel.rawValue
         region = job.isBenchmarksGame ? Preset.benchmarksGame.rawValue : "view"
         center = viewport.map { [$0.centerReal, $0.centerImaginary] }
-        zoom = viewport?.zoom
+        zoom = viewport.flatMap { ViewText.zoomNumber(of: job, $0) }
+        centerText = viewport.map { ViewText.center(of: job, $0) }
+        zoomText = viewport.map { ViewText.zoom(of: job, $0) }
         julia = job.julia.map { [$0.real, $0.imaginary] }
         supersample = job.supersampling
         wallSeconds = report.wallSeconds

@@ -95,7 +95,9 @@ enum WorkloadText {
             width: job.size.width, height: job.size.height,
             region: job.isBenchmarksGame ? "benchmarks-game" : "view",
             center: viewport.map { [$0.centerReal, $0.centerImaginary] },
-            zoom: viewport?.zoom,
+            zoom: viewport.flatMap { ViewText.zoomNumber(of: job, $0) },
+            centerText: viewport.map { ViewText.center(of: job, $0) },
+            zoomText: viewport.map { ViewText.zoom(of: job, $0) },
             iterations: job.iterations, color: job.colorScheme.rawValue, kernel: job.kernel.rawValue,
             split: job.split.rawValue, tile: job.tileSize.description, workers: job.plan().workerCount,
             workersRequested: job.workers, warmup: warmup, runs: runs)
