@@ -687,9 +687,9 @@ plain:
             Zi = orbit[2 * m + 1];
             radius = use_table && (m & 1) ? context->entry_radii[m >> 1] : 0;
         }
-        if (use_table && fmax(fabs(zr), fabs(zi)) < radius) {
+        double largest = fmax(fabs(zr), fabs(zi));
+        if (use_table && largest < radius) {
             uint64_t room = end - m < limit - n ? end - m : limit - n;
-            double largest = fmax(fabs(zr), fabs(zi));
             int level = FIND_LEVEL(context, m, room, largest < context->levels_double[level][q >> level].r);
             if (level) {
                 const deep_bla_double *entry = &context->levels_double[level][(m - 1) >> level];

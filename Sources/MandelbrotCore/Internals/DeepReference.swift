@@ -85,7 +85,8 @@ final class DeepReference: @unchecked Sendable {
     }
 
     /// A reference another process computed (see ``decode(from:limit:)``): `context` holds its
-    /// orbit (in `orbit`, 2·(`limit` + 1) doubles from ``allocateOrbit(limit:)``, which this reference now owns), its tiny steps
+    /// orbit (in `orbit`, 2·(`limit` + 1) doubles from ``allocateOrbit(limit:)``, which this reference
+    /// now owns), its tiny steps
     /// and view, but no table, which is built here as the other process would have built it.
     init(received context: deep_context, orbit: UnsafeMutablePointer<Double>, largestDelta: deep_real, usesTable: Bool)
     {

@@ -83,10 +83,10 @@ struct RenderFacts {
         guard let deep = job.deep else { return nil }
         let reason =
             doubleResolvesDeepView
-            ? "--precision perturbation: Double resolves --zoom \(deep.zoom) here, but rendering by perturbation "
-            : "--zoom \(deep.zoom) is past what Double resolves (about 1e13 at most centres): rendering by perturbation "
+            ? "--precision perturbation: Double resolves --zoom \(deep.zoom) here, but rendering by "
+            : "--zoom \(deep.zoom) is past what Double resolves (about 1e13 at most centres): rendering by "
         return reason
-            + "of one reference orbit computed in GNU MPFR (\(deep.precisionBits(for: job.size)) bits)"
+            + "perturbation of one reference orbit computed in GNU MPFR (\(deep.precisionBits(for: job.size)) bits)"
             + (deep.usesTable ? " with BLA" : ", every step")
     }
 

@@ -16,7 +16,6 @@ enum ViewText {
     /// The zoom as a `Double` for the JSON's number: nil past the largest `Double`, where the
     /// viewport holds it clamped to 1.8e308, which is not the view's zoom (its text is).
     static func zoomNumber(of job: RenderJob, _ viewport: Viewport) -> Double? {
-        guard let text = job.deep?.zoom, let number = Double(text), !number.isFinite else { return viewport.zoom }
-        return nil
+        job.deep.flatMap { Double($0.zoom)?.isFinite } == false ? nil : viewport.zoom
     }
 }
