@@ -46,8 +46,8 @@ static long filtered_tail(const uint8_t *rows, uint32_t row_count, size_t row_by
 }
 
 int mandel_deflate_slice(const uint8_t *rows, uint32_t row_count, size_t row_bytes, size_t bpp, int invert,
-                         uint32_t previous_count, mandel_deflate_settings settings, int finish, mandel_deflated_slice *out, char *error,
-                         size_t error_capacity) {
+                         uint32_t previous_count, mandel_deflate_settings settings, int finish,
+                         mandel_deflated_slice *out, char *error, size_t error_capacity) {
     memset(out, 0, sizeof *out);
     size_t stride = row_bytes + 1;
     size_t filtered_size = stride * row_count;
@@ -63,7 +63,9 @@ int mandel_deflate_slice(const uint8_t *rows, uint32_t row_count, size_t row_byt
         set_message(error, error_capacity, "out of memory");
         return -1;
     }
-    for (uint32_t r = 0; r < row_count; r++) filter_sub(rows + (size_t)r * row_bytes, row_bytes, bpp, invert, filtered + r * stride);
+    for (uint32_t r = 0; r < row_count; r++) {
+        filter_sub(rows + (size_t)r * row_bytes, row_bytes, bpp, invert, filtered + r * stride);
+    }
 
     z_stream stream;
     memset(&stream, 0, sizeof stream);
@@ -186,7 +188,9 @@ int mandel_inflate_check(const uint8_t *stream_bytes, size_t size, uint64_t *inf
         if (status == Z_BUF_ERROR && stream.avail_in == 0 && fed == size) break;
     }
     int failed = status != Z_STREAM_END || stream.avail_in != 0 || fed != size;
-    if (failed) set_message(error, error_capacity, stream.msg ? stream.msg : "the stream ends early or goes on after its end");
+    if (failed) {
+        set_message(error, error_capacity, stream.msg ? stream.msg : "the stream ends early or goes on after its end");
+    }
     inflateEnd(&stream);
     *inflated_size = total;
     return failed ? -1 : 0;

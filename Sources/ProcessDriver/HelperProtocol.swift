@@ -4,8 +4,9 @@ import MandelbrotCore
 ///
 /// A frame is an 8-byte header (the kind, then the payload's length, both little-endian
 /// `UInt32`s) and its payload. The parent sends `start` once (the heartbeat interval and
-/// the pass's ``TileRecipe``, with a deep view's reference orbit), then `tile` requests; the helper answers `start` with
-/// `ready`, and each `tile`, in the order asked, with `progress` frames while it renders
+/// the pass's ``TileRecipe``, with a deep view's reference orbit), then `tile` requests; the
+/// helper answers `start` with `ready`, and each `tile`, in the order asked, with `progress`
+/// frames while it renders
 /// (at least once per heartbeat interval) and one `done` frame with the tile's result.
 /// The helper leaves when its input ends. A reader checks every length before it reads.
 enum HelperFrame {

@@ -249,7 +249,7 @@ struct ResourceTests {
     }
 
     @Test(
-        "the process strategy's helpers each count their copy of a deep view's reference: what fits one process does not fit three"
+        "each process helper counts its copy of a deep view's reference: what fits one process does not fit three"
     )
     func deepReferenceInEveryHelper() throws {
         let folder = temporaryFolder()

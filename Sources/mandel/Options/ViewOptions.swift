@@ -28,7 +28,8 @@ struct ViewOptions: ParsableArguments {
         parsing: .unconditional,
         help: ArgumentHelp(
             "Magnification; 1 shows 3 units across the shorter side: a decimal number > 0 of any length and "
-                + "exponent, such as 1.333e1086, read exactly, as is --center (default: 1)."),
+                + "exponent up to 1e\(Limits.maximumZoomExponent), such as 1.333e1086, read exactly, as is --center "
+                + "(default: 1)."),
         transform: { try ValueParsing.decimal($0) })
     var zoom: DecimalValue?
 
