@@ -1,3 +1,4 @@
+import Foundation
 public import MandelbrotCore
 
 /// A render as a Chrome Trace Event Format file, for Perfetto or chrome://tracing.
@@ -124,22 +125,11 @@ public struct ChromeTrace {
     /// Seconds as microseconds, to the nanosecond.
     static func microseconds(_ seconds: Double) -> Double { (seconds * 1e6 * 1000).rounded() / 1000 }
 
-    /// A JSON string literal.
+    /// A JSON string literal, as Foundation's encoder writes one.
     static func json(_ text: String) -> String {
-        var quoted = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": quoted += "\\\""
-            case "\\": quoted += "\\\\"
-            case "\n": quoted += "\\n"
-            case "\r": quoted += "\\r"
-            case "\t": quoted += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                quoted += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: quoted.unicodeScalars.append(scalar)
-            }
-        }
-        return quoted + "\""
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .withoutEscapingSlashes
+        // A string always encodes.
+        return String(decoding: try! encoder.encode(text), as: UTF8.self)
     }
 }

@@ -33,9 +33,12 @@ struct ChromeTraceTests {
             size: ImageSize(width: 150, height: 90), iterations: 300, split: .tiles,
             tileSize: TileSize(width: 16, height: 16), workers: 3)
         let (_, _, report) = try await renderWithThreads(job)
+        let title = "a \"quoted\"\ntitle\\ with a tab\t, a \u{1} and a/slash é"
         let object = try #require(
-            try JSONSerialization.jsonObject(with: traceJSON(report, title: "a \"quoted\"\ntitle")) as? [String: Any])
+            try JSONSerialization.jsonObject(with: traceJSON(report, title: title)) as? [String: Any])
         let events = try #require(object["traceEvents"] as? [[String: Any]])
+        let process = try #require(events.first { $0["name"] as? String == "process_name" })
+        #expect((process["args"] as? [String: Any])?["name"] as? String == title, "the title, every character kept")
         let slices = events.filter { $0["cat"] as? String == "tile" }
         #expect(slices.count == report.tiles.count)
         let tiles = slices.map { ($0["args"] as! [String: Any])["tile"] as! Int }
