@@ -1,8 +1,9 @@
 // Deep zoom: the reference orbit and the oracle in MPFR, the pixels as perturbations of the
 // orbit in doubles (or in an extended exponent where doubles underflow), with rebasing and a
-// table of bilinear approximations (BLA). Written from the published descriptions of the
-// technique (K. I. Martin's perturbation notes; Zhuoran's rebasing and BLA posts on
-// fractalforums; mathr.co.uk's deep-zoom pages).
+// table of bilinear approximations (BLA), and beside it a table of quadratic ones for the steps
+// where z² is not negligible. Written from the published descriptions of the technique (K. I.
+// Martin's perturbation notes; Zhuoran's rebasing and BLA posts on fractalforums; mathr.co.uk's
+// deep-zoom pages); the quadratic table is ours, its truncation bound derived here.
 #include "DeepShim.h"
 
 #include <math.h>
@@ -48,6 +49,12 @@ static inline deep_complex complex_make(double re, double im, int64_t e) {
 
 static inline deep_real real_make(double m, int64_t e) {
     if (m == 0) return (deep_real){0, ZERO_EXPONENT};
+    int field = exponent_field(m);
+    if (field > 0 && field < 2000) {
+        // As complex_make: frexp's result, by an exact scaling, without the call.
+        int k = field - 1022;
+        return (deep_real){m * power_of_two(-k), e + k};
+    }
     int k;
     double mantissa = frexp(m, &k);
     return (deep_real){mantissa, e + k};
@@ -155,6 +162,13 @@ typedef struct {
     /// Entries built so far and allocated, per level; whether memory ran out.
     uint64_t built[64], capacity[64];
     int failed;
+    /// The quadratic table: its level-1 entries built so far; per level, the entry waiting for the
+    /// one after it to be merged with (quad_waiting[k] says whether there is one); the Double entries
+    /// built and allocated per level.
+    uint64_t quad_built;
+    deep_quad quad_pending[64];
+    int quad_waiting[64];
+    uint64_t quad_capacity[64];
 } table_builder;
 
 /// Where a Double no longer holds a step of the orbit with full precision (both parts below this).
@@ -357,6 +371,168 @@ static deep_bla_double plain_entry(deep_bla entry, int extended) {
     return plain;
 }
 
+// MARK: - The quadratic table
+
+/// How close to Z_m a delta may come inside a quadratic entry: |z| < θ·|Z_m| at every step it spans,
+/// so that no rebase (|Z + z| < |z|) can fall inside one, where nothing tests for it.
+#define QUAD_THETA 0.25
+
+/// a + b, as complex_add adds numbers with no imaginary part (both keep the mantissa in [0.5, 1)).
+static inline deep_real real_add(deep_real a, deep_real b) {
+    deep_complex sum = complex_add((deep_complex){a.m, 0, a.e}, (deep_complex){b.m, 0, b.e});
+    return (deep_real){sum.re, sum.e};
+}
+
+static inline deep_real real_square_root(deep_real a) {
+    if (a.m == 0) return a;
+    double m = a.m;
+    int64_t e = a.e;
+    if (e & 1) {
+        m *= 2;
+        e -= 1;
+    }
+    return real_make(sqrt(m), e / 2);
+}
+
+/// |a| without hypot's care (a's parts are at most 1 in modulus, so their squares neither overflow nor
+/// matter where they underflow): the radii are bounds with a margin far wider than its rounding.
+static inline deep_real quad_modulus(deep_complex a) { return real_make(sqrt(a.re * a.re + a.im * a.im), a.e); }
+
+/// One step at reference index m, exactly: z ← 2·Z_m·z + z² + dc, held while |z| < θ·|Z_m| (no
+/// rebase) and |z| ≤ 2 − |Z_m| (no escape: |Z + z| ≤ 2).
+static deep_quad quad_single_step(const deep_context *context, uint64_t m, pthread_mutex_t *lock) {
+    deep_complex z = orbit_exact_locked(context, m, lock);
+    deep_complex zero = {0, 0, ZERO_EXPONENT};
+    deep_quad step = {.a = z, .b = complex_make(1, 0, 0), .p = complex_make(1, 0, 0), .q = zero, .r = zero};
+    step.a.e += 1;
+    deep_real modulus = quad_modulus(z);
+    step.radius = real_multiply(modulus, real_make(QUAD_THETA, 0));
+    deep_real room = real_subtract(real_make(2, 0), modulus);
+    if (real_less(room, step.radius)) step.radius = room;
+    return step;
+}
+
+/// x's steps, then y's. With x = L + Q (L = a·z + b·dc, Q = p·z² + q·z·dc + r·dc²), y(x) keeps the
+/// terms up to degree 2 and drops Q·(p_y·(2L + Q) + q_y·dc). The radius keeps z within x's, keeps x's
+/// result within y's (|p|R² + (|a| + |q|δ)R + |b|δ + |r|δ² ≤ R_y, δ the largest |dc|), and keeps the
+/// dropped terms below ε·|a_y|·|L| (|L| bounded by |a|R + |b|δ), as the linear table keeps z² below
+/// ε·|2Z·z|: that condition is tried at R and R halved until it holds.
+static deep_quad quad_merge(deep_quad x, deep_quad y, deep_real max_delta, double epsilon) {
+    deep_quad z;
+    z.a = complex_multiply(y.a, x.a);
+    z.b = complex_add(complex_multiply(y.a, x.b), y.b);
+    z.p = complex_add(complex_multiply(y.a, x.p), complex_multiply(y.p, complex_multiply(x.a, x.a)));
+    deep_complex twice_ab = complex_multiply(x.a, x.b);
+    twice_ab.e += 1;
+    z.q = complex_add(complex_add(complex_multiply(y.a, x.q), complex_multiply(y.p, twice_ab)),
+        complex_multiply(y.q, x.a));
+    z.r = complex_add(complex_add(complex_multiply(y.a, x.r), complex_multiply(y.p, complex_multiply(x.b, x.b))),
+        complex_add(complex_multiply(y.q, x.b), y.r));
+    deep_real ax = quad_modulus(x.a), bx = quad_modulus(x.b), px = quad_modulus(x.p),
+              qx = quad_modulus(x.q), rx = quad_modulus(x.r);
+    deep_real ay = quad_modulus(y.a), py = quad_modulus(y.p), qy = quad_modulus(y.q);
+    const deep_real delta = max_delta, two = real_make(2, 0), tolerance = real_make(epsilon, 0);
+    // x's result within y's radius: αR² + βR + γ ≤ R_y, the positive root in its stable form.
+    deep_real alpha = px, beta = real_add(ax, real_multiply(qx, delta));
+    deep_real gamma = real_add(real_multiply(bx, delta), real_multiply(rx, real_multiply(delta, delta)));
+    deep_real room = real_subtract(y.radius, gamma);
+    deep_real radius = x.radius;
+    if (room.m == 0) {
+        radius = room;
+    } else {
+        deep_real root = real_square_root(
+            real_add(real_multiply(beta, beta), real_multiply(real_make(4, 0), real_multiply(alpha, room))));
+        deep_real reach = real_divide(real_multiply(two, room), real_add(beta, root));
+        if (real_less(reach, radius)) radius = reach;
+    }
+    // The dropped terms, first at the radius where their leading part 2|p_y||p_x|R²·|a_x|R meets
+    // ε|a_y|·|a_x|R, then halved until the whole bound holds (40 halvings, then no entry).
+    if (px.m != 0 && py.m != 0) {
+        deep_real leading =
+            real_square_root(real_divide(real_multiply(tolerance, ay), real_multiply(two, real_multiply(py, px))));
+        if (real_less(leading, radius)) radius = leading;
+    }
+    for (int halvings = 0; radius.m != 0; halvings++) {
+        if (halvings == 40) {
+            radius = (deep_real){0, ZERO_EXPONENT};
+            break;
+        }
+        deep_real linear = real_add(real_multiply(ax, radius), real_multiply(bx, delta));
+        deep_real quadratic = real_add(
+            real_add(real_multiply(px, real_multiply(radius, radius)), real_multiply(qx, real_multiply(radius, delta))),
+            real_multiply(rx, real_multiply(delta, delta)));
+        deep_real dropped = real_multiply(quadratic,
+            real_add(real_multiply(py, real_add(real_multiply(two, linear), quadratic)), real_multiply(qy, delta)));
+        if (!real_less(real_multiply(tolerance, real_multiply(ay, linear)), dropped)) break;
+        radius.e -= 1;
+    }
+    z.radius = radius;
+    return z;
+}
+
+/// Whether the coefficient c·2^-shift fits a Double.
+static inline int quad_fits(deep_complex c, int64_t shift) {
+    return (c.re == 0 && c.im == 0) || c.e - shift < 1000;
+}
+
+static deep_quad_double quad_plain_entry(deep_quad entry, int64_t shift) {
+    deep_quad_double plain = {0};
+    if (entry.radius.m == 0 || !quad_fits(entry.a, 0) || !quad_fits(entry.b, shift) || !quad_fits(entry.p, 0)
+        || !quad_fits(entry.q, shift) || !quad_fits(entry.r, 2 * shift)) {
+        return plain;
+    }
+    plain.ar = scaled(entry.a.re, entry.a.e);
+    plain.ai = scaled(entry.a.im, entry.a.e);
+    plain.br = scaled(entry.b.re, entry.b.e - shift);
+    plain.bi = scaled(entry.b.im, entry.b.e - shift);
+    plain.pr = scaled(entry.p.re, entry.p.e);
+    plain.pi = scaled(entry.p.im, entry.p.e);
+    plain.qr = scaled(entry.q.re, entry.q.e - shift);
+    plain.qi = scaled(entry.q.im, entry.q.e - shift);
+    plain.rr = scaled(entry.r.re, entry.r.e - 2 * shift);
+    plain.ri = scaled(entry.r.im, entry.r.e - 2 * shift);
+    plain.radius = entry.radius.e > 1000 ? INFINITY : scaled(entry.radius.m, entry.radius.e) * M_SQRT1_2;
+    return plain;
+}
+
+/// Takes the next entry of level k (entries come in order): kept in Doubles from the lowest level
+/// kept, then merged with the one before it when that one waits, into level k + 1. So the entries
+/// are those of merging the pairs of each level, level by level, holding one exact entry a level.
+/// Returns -1 when memory runs out.
+static int quad_take(table_builder *b, int k, deep_quad entry) {
+    deep_context *context = b->context;
+    for (; k < 64; k++) {
+        if (k >= DEEP_QUAD_LOWEST_LEVEL) {
+            uint64_t index = context->quad_sizes[k];
+            if (index == b->quad_capacity[k]) {
+                uint64_t grown = index ? 2 * index : 1024;
+                deep_quad_double *level = realloc(context->quad_levels[k], grown * sizeof(deep_quad_double));
+                if (!level) return -1;
+                context->quad_levels[k] = level;
+                b->quad_capacity[k] = grown;
+            }
+            context->quad_levels[k][index] = quad_plain_entry(entry, context->quad_shift);
+            context->quad_sizes[k] = index + 1;
+            if (k > context->quad_level_count) context->quad_level_count = k;
+        }
+        if (!b->quad_waiting[k]) {
+            b->quad_pending[k] = entry;
+            b->quad_waiting[k] = 1;
+            return 0;
+        }
+        b->quad_waiting[k] = 0;
+        entry = quad_merge(b->quad_pending[k], entry, b->max_delta, b->epsilon);
+    }
+    return 0;
+}
+
+/// A builder of the table of `context`, which has no table yet.
+static table_builder table_builder_make(deep_context *context, deep_real max_delta, double epsilon) {
+    // dc' = dc·2^S is the pixel's zoom-1 offset times 1/zoom's mantissa (in [0.5, 1)): near 1 at any depth.
+    context->quad_shift = -context->inverse_zoom.e;
+    return (table_builder){.context = context, .max_delta = max_delta, .epsilon = epsilon};
+}
+
 /// Builds every entry whose steps are known: with Z_0 … Z_frontier in the orbit, level 1 has
 /// (frontier − 1) / 2 entries (the last step of entry j is Z_{2j+2}, and the table of an orbit of
 /// length L has (L − 1) / 2), and level k half of level k − 1's. Entries are built in order, each as
@@ -402,6 +578,14 @@ static int build_available(table_builder *b, uint64_t frontier, pthread_mutex_t 
         }
         b->built[k] = available;
     }
+    // The quadratic table's level-1 entries, and through quad_take the levels above.
+    uint64_t pairs = frontier >= 1 ? (frontier - 1) / 2 : 0;
+    for (; b->quad_built < pairs; b->quad_built++) {
+        uint64_t m = 1 + 2 * b->quad_built;
+        deep_quad pair = quad_merge(
+            quad_single_step(context, m, lock), quad_single_step(context, m + 1, lock), b->max_delta, b->epsilon);
+        if (quad_take(b, 1, pair) != 0) return -1;
+    }
     return 0;
 }
 
@@ -414,12 +598,20 @@ static int finish_table(table_builder *b) {
         context->level_count = k;
     }
     if (context->level_count > 0) {
-        // entry_radii[m / 2] for m = 0 … length: the level-1 radius for odd m, 0 where no entry starts.
+        // entry_radii[m / 2] for m = 0 … length: for odd m the level-1 radius (or the lowest quadratic
+        // entry's, below, where wider), 0 where no entry starts.
         uint64_t count = context->length / 2 + 1;
         context->entry_radii = calloc(count, sizeof(double));
         if (!context->entry_radii) return -1;
         for (uint64_t j = 0; j < context->level_sizes[1]; j++) {
             context->entry_radii[j] = context->levels_double[1][j].r;
+        }
+        // The lowest quadratic entry at m (which bounds the longer ones there) where it is the wider.
+        const int lowest = DEEP_QUAD_LOWEST_LEVEL;
+        for (uint64_t j = 0; j < context->quad_sizes[lowest]; j++) {
+            uint64_t m = 1 + (j << lowest);
+            double radius = context->quad_levels[lowest][j].radius;
+            if (radius > context->entry_radii[m >> 1]) context->entry_radii[m >> 1] = radius;
         }
     }
     return 0;
@@ -427,7 +619,7 @@ static int finish_table(table_builder *b) {
 
 int deep_build_table(deep_context *context, deep_real max_delta, double epsilon) {
     deep_free_table(context);
-    table_builder b = {.context = context, .max_delta = max_delta, .epsilon = epsilon};
+    table_builder b = table_builder_make(context, max_delta, epsilon);
     if (build_available(&b, context->length, NULL) != 0 || finish_table(&b) != 0) {
         deep_free_table(context);
         return -1;
@@ -438,7 +630,7 @@ int deep_build_table(deep_context *context, deep_real max_delta, double epsilon)
 int deep_build_table_prefix(
     deep_context *context, deep_real max_delta, double epsilon, uint64_t frontier, uint64_t *level_sizes) {
     deep_free_table(context);
-    table_builder b = {.context = context, .max_delta = max_delta, .epsilon = epsilon};
+    table_builder b = table_builder_make(context, max_delta, epsilon);
     int built = build_available(&b, frontier, NULL);
     for (int k = 0; k < 64; k++) level_sizes[k] = b.built[k];
     // The entries stay in context->levels (level_count set) for the caller to read, then deep_free_table.
@@ -480,7 +672,7 @@ uint64_t deep_reference_orbit_and_table(
     uint64_t *steps, deep_real max_delta, double epsilon, double *orbit_seconds) {
     double start = monotonic_seconds();
     deep_free_table(context);
-    table_builder b = {.context = context, .max_delta = max_delta, .epsilon = epsilon};
+    table_builder b = table_builder_make(context, max_delta, epsilon);
     pthread_t thread;
     int beside = pthread_mutex_init(&b.tiny_lock, NULL) == 0;
     if (beside && pthread_create(&thread, NULL, build_beside, &b) != 0) {
@@ -519,6 +711,12 @@ void deep_free_table(deep_context *context) {
         context->levels_double[k] = NULL;
         context->level_sizes[k] = 0;
     }
+    for (int k = 0; k < 64; k++) {
+        free(context->quad_levels[k]);
+        context->quad_levels[k] = NULL;
+        context->quad_sizes[k] = 0;
+    }
+    context->quad_level_count = 0;
     free(context->entry_radii);
     context->entry_radii = NULL;
     context->level_count = 0;
@@ -547,6 +745,21 @@ void deep_free_table(deep_context *context) {
         }                                                                                                            \
         found;                                                                                                       \
     })
+
+/// The longest quadratic entry that starts at reference index m (≥ 1), fits in `room` steps and
+/// holds a z whose max(|re|, |im|) is `largest`; its level, or 0.
+static inline int quad_find(const deep_context *context, uint64_t m, uint64_t room, double largest) {
+    uint64_t q = m - 1;
+    int top = q ? __builtin_ctzll(q) : 63;
+    if (top > context->quad_level_count) top = context->quad_level_count;
+    for (int level = top; level >= DEEP_QUAD_LOWEST_LEVEL; level--) {
+        if ((UINT64_C(1) << level) > room) continue;
+        uint64_t j = q >> level;
+        if (j >= context->quad_sizes[level]) continue;
+        if (largest < context->quad_levels[level][j].radius) return level;
+    }
+    return 0;
+}
 
 /// Whether |a| < |b|.
 static inline int complex_smaller(deep_complex a, deep_complex b) {
@@ -583,6 +796,8 @@ typedef struct {
     deep_complex dc;
     /// dc in Doubles; where it underflows it is negligible beside any z the Double loop holds (≥ 2^-500).
     double dcr, dci;
+    /// dc·2^S for the quadratic table (see deep_quad_double).
+    double scaled_dcr, scaled_dci;
     /// A zero z takes its first step in Doubles when dc is large enough to stay there.
     int plain_start;
     /// Whether the pixel was set aside in the Double loop (and is resumed there).
@@ -596,6 +811,8 @@ typedef struct {
 static void pixel_begin(const deep_context *context, pixel_state *state, double offset_re, double offset_im) {
     deep_complex dc = complex_scale(complex_make(offset_re, offset_im, 0), context->inverse_zoom);
     *state = (pixel_state){.dc = dc, .dcr = scaled(dc.re, dc.e), .dci = scaled(dc.im, dc.e),
+        .scaled_dcr = scaled(dc.re, dc.e + context->quad_shift),
+        .scaled_dci = scaled(dc.im, dc.e + context->quad_shift),
         .plain_start = dc.e > PLAIN_EXPONENT};
 }
 
@@ -611,6 +828,7 @@ static int pixel_run(const deep_context *context, pixel_state *state, uint64_t l
     use_table = use_table && context->level_count > 0;
     const deep_complex dc = state->dc;
     const double dcr = state->dcr, dci = state->dci;
+    const double scaled_dcr = state->scaled_dcr, scaled_dci = state->scaled_dci;
     const int plain_start = state->plain_start;
     uint64_t n = state->n, m = state->m;
     double zr = state->zr, zi = state->zi;
@@ -673,9 +891,9 @@ plain:
             z = complex_make(zr, zi, 0);
             goto extended;
         }
-        // Z_m and the radius of the level-1 entry at m, which bounds every entry's that starts there (entries
-        // start at odd m only, 1 + j·2^k; the radius is 0 at even m): one load from the lanes' steps where they
-        // are prepared, where they sit side by side, rather than two from the orbit and the radii.
+        // Z_m and entry_radii's radius at m, which bounds every entry's that starts there, linear or quadratic
+        // (entries start at odd m only, 1 + j·2^k; the radius is 0 at even m): one load from the lanes' steps
+        // where they are prepared, where they sit side by side, rather than two from the orbit and the radii.
         double Zr, Zi, radius;
         if (lane_steps) {
             const double *step = lane_steps + 4 * m;
@@ -691,12 +909,25 @@ plain:
         if (use_table && largest < radius) {
             uint64_t room = end - m < limit - n ? end - m : limit - n;
             int level = FIND_LEVEL(context, m, room, largest < context->levels_double[level][q >> level].r);
-            if (level) {
+            int quad_level = level < context->quad_level_count ? quad_find(context, m, room, largest) : 0;
+            if (quad_level > level) {
+                // z ← (a + p·z + q·dc')·z + (b + r·dc')·dc'
+                const deep_quad_double *entry = &context->quad_levels[quad_level][(m - 1) >> quad_level];
+                double tr = entry->pr * zr - entry->pi * zi + entry->qr * scaled_dcr - entry->qi * scaled_dci;
+                double ti = entry->pr * zi + entry->pi * zr + entry->qr * scaled_dci + entry->qi * scaled_dcr;
+                double ur = entry->rr * scaled_dcr - entry->ri * scaled_dci + entry->br;
+                double ui = entry->rr * scaled_dci + entry->ri * scaled_dcr + entry->bi;
+                double nr = (entry->ar + tr) * zr - (entry->ai + ti) * zi + ur * scaled_dcr - ui * scaled_dci;
+                zi = (entry->ar + tr) * zi + (entry->ai + ti) * zr + ur * scaled_dci + ui * scaled_dcr;
+                zr = nr;
+                level = quad_level;
+            } else if (level) {
                 const deep_bla_double *entry = &context->levels_double[level][(m - 1) >> level];
                 double nr = entry->ar * zr - entry->ai * zi + entry->br * dcr - entry->bi * dci;
-                double ni = entry->ar * zi + entry->ai * zr + entry->br * dci + entry->bi * dcr;
+                zi = entry->ar * zi + entry->ai * zr + entry->br * dci + entry->bi * dcr;
                 zr = nr;
-                zi = ni;
+            }
+            if (level) {
                 m += UINT64_C(1) << level;
                 n += UINT64_C(1) << level;
                 taken = 1;

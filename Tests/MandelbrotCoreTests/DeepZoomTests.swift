@@ -229,6 +229,22 @@ struct DeepZoomTests {
         #expect(Set(counts).count > 10)
     }
 
+    /// Where the quadratic table's tolerance shows: a pixel that a table 2^13 times looser (in its
+    /// dropped terms' bound) counts as 178,803, and the linear table and the oracle as 178,804. The
+    /// quadratic table does much of this view's work: without it the pixels take 4 times the processor
+    /// time (0.143 against 0.036 s at 64×64, one run each).
+    @Test("\"1e50\": pixel (19, 29) of 64×64 equals the oracle's count, which a looser quadratic table misses")
+    func quadraticTolerance() async throws {
+        let (view, iterations) = try DeepLocations.named("1e50")
+        let size = ImageSize(width: 64, height: 64)
+        let pixel = (x: 19, y: 29)
+        let oracle = try await Self.oracle(view, size: size, pixels: [pixel], limit: iterations)
+        #expect(oracle == [178_804])
+        let counts = try await Self.render(view, size: size, iterations: iterations)
+        #expect(counts[pixel.y * size.width + pixel.x] == oracle[0])
+        #expect(Set(counts).count > 1000, "not a flat picture")
+    }
+
     /// The table built beside the orbit, as its steps come, is the table built after it, byte for
     /// byte: so the pixels cannot tell. "1e1086" to 200,000 steps passes its first step below any
     /// Double (179,301), which the builder reads while the orbit may grow those steps' arrays.
@@ -277,7 +293,7 @@ struct DeepZoomTests {
             // The levels' pointers and sizes, read out of the C arrays (imported as tuples).
             func pointers<Tuple>(_ tuple: Tuple) -> [UnsafeRawPointer?] {
                 withUnsafeBytes(of: tuple) { bytes in
-                    (0...levels).map { bytes.load(fromByteOffset: $0 * 8, as: UnsafeRawPointer?.self) }
+                    (0..<64).map { bytes.load(fromByteOffset: $0 * 8, as: UnsafeRawPointer?.self) }
                 }
             }
             let sizes = withUnsafeBytes(of: after.level_sizes) { bytes in
@@ -294,6 +310,18 @@ struct DeepZoomTests {
             #expect(
                 memcmp(after.entry_radii, beside.entry_radii, 8 * (Int(after.length) / 2 + 1)) == 0,
                 "\(name): the radii")
+            // The quadratic table's levels, from the lowest kept.
+            let quadLevels = Int(after.quad_level_count)
+            #expect(quadLevels > 10 && beside.quad_level_count == after.quad_level_count, "\(name)")
+            let quadSizes = withUnsafeBytes(of: after.quad_sizes) { Array($0.bindMemory(to: UInt64.self)) }
+            #expect(withUnsafeBytes(of: beside.quad_sizes) { Array($0.bindMemory(to: UInt64.self)) } == quadSizes)
+            let lowest = Int(DEEP_QUAD_LOWEST_LEVEL)
+            #expect(quadSizes[lowest] == ((after.length - 1) / 2) >> (lowest - 1), "\(name)")
+            let (quadAfter, quadBeside) = (pointers(after.quad_levels), pointers(beside.quad_levels))
+            for level in lowest...quadLevels {
+                let bytes = MemoryLayout<deep_quad_double>.stride * Int(quadSizes[level])
+                #expect(memcmp(quadAfter[level]!, quadBeside[level]!, bytes) == 0, "\(name): quadratic level \(level)")
+            }
         }
     }
 
@@ -346,6 +374,21 @@ struct DeepZoomTests {
                     memcmp(entries(whole, level)!, entries(prefix, level)!, bytes) == 0,
                     "frontier \(frontier), level \(level)")
             }
+            // The quadratic table's, from its lowest level: 2^(k − 1) of level 1's pairs an entry.
+            func quadratic(_ context: deep_context, _ level: Int) -> UnsafeRawPointer? {
+                withUnsafeBytes(of: context.quad_levels) {
+                    $0.load(fromByteOffset: level * 8, as: UnsafeRawPointer?.self)
+                }
+            }
+            let quadSizes = withUnsafeBytes(of: prefix.quad_sizes) { Array($0.bindMemory(to: UInt64.self)) }
+            for level in Int(DEEP_QUAD_LOWEST_LEVEL)..<64 {
+                #expect(quadSizes[level] == UInt64((frontier - 1) / 2) >> (level - 1), "frontier \(frontier)")
+                guard quadSizes[level] > 0 else { continue }
+                let bytes = MemoryLayout<deep_quad_double>.stride * Int(quadSizes[level])
+                #expect(
+                    memcmp(quadratic(whole, level)!, quadratic(prefix, level)!, bytes) == 0,
+                    "frontier \(frontier), quadratic level \(level)")
+            }
         }
     }
 
@@ -384,17 +427,19 @@ struct DeepZoomTests {
             let built = deep_build_table(&context, deep_real(m: 0.5, e: context.inverse_zoom.e + 2), 0x1p-53)
             let prepared = deep_prepare_lanes(&context)
             let sizes = withUnsafeBytes(of: context.level_sizes) { Array($0.bindMemory(to: UInt64.self)) }
+            let quadSizes = withUnsafeBytes(of: context.quad_sizes) { Array($0.bindMemory(to: UInt64.self)) }
             let levels = Int(context.level_count)
             deep_free_context(&context)
             return built == 0 && prepared == 0 && levels > 0
-                ? (Int(length), Int(sizes[1...levels].reduce(0, +))) : (0, 0)
+                ? (Int(length), (Int(sizes[1...levels].reduce(0, +)), Int(quadSizes.reduce(0, +)))) : (0, (0, 0))
         }
         #expect(length == steps, "the reference does not escape, and its table and lanes are built")
-        #expect(entries >= steps - 64, "\(entries) entries over \(steps) steps")
+        #expect(entries.0 >= steps - 64, "\(entries.0) entries over \(steps) steps")
+        #expect(entries.1 >= steps / 8 - 64, "\(entries.1) quadratic entries over \(steps) steps")
         let orbitBytes = 16 * (length + 1)
         let taken =
-            orbitBytes + entries * (MemoryLayout<deep_bla>.stride + MemoryLayout<deep_bla_double>.stride)
-            + 8 * (length / 2 + 1) + 32 * (length + 1)
+            orbitBytes + entries.0 * (MemoryLayout<deep_bla>.stride + MemoryLayout<deep_bla_double>.stride)
+            + entries.1 * MemoryLayout<deep_quad_double>.stride + 8 * (length / 2 + 1) + 32 * (length + 1)
         let inProcess = deepBytes(helperProcesses: 0)
         #expect(inProcess >= taken && inProcess <= 2 * taken, "\(inProcess) bytes counted, \(taken) taken")
         // Two helpers: each reads the orbit in its recipe and holds what a render does; the parent

@@ -29,6 +29,20 @@ typedef struct {
     double ar, ai, br, bi, r;
 } deep_bla_double;
 
+/// The shortest entries the quadratic table keeps: 2^4 steps.
+#define DEEP_QUAD_LOWEST_LEVEL 4
+/// One entry of the quadratic table: z after `length` steps is a·z + b·dc + p·z² + q·z·dc + r·dc²,
+/// the terms of degree three and more dropped, while |z| < radius.
+typedef struct {
+    deep_complex a, b, p, q, r;
+    deep_real radius;
+} deep_quad;
+/// The same entry in plain Doubles for deltas that a Double holds, with dc taken as dc' = dc·2^S
+/// (S = quad_shift, so that dc' is about 1 at any depth): b and q scaled by 2^-S, r by 2^-2S; the
+/// radius a bound on max(|re|, |im|), 0 where a coefficient does not fit.
+typedef struct {
+    double ar, ai, br, bi, pr, pi, qr, qi, rr, ri, radius, unused;
+} deep_quad_double;
 /// Everything the pixels of a deep view share, read-only once built.
 typedef struct {
     /// Z_0 … Z_length of the reference orbit, re and im interleaved.
@@ -48,14 +62,21 @@ typedef struct {
     int extended;
     /// BLA levels 1 … level_count: level k has level_sizes[k] entries of 2^k steps,
     /// entry j starting at reference index 1 + j·2^k. Nil when the table is not built.
-    /// For m = 0 … length, entry_radii[m / 2]: for odd m the radius of the level-1 entry at m,
-    /// which bounds that of every entry starting at m; 0 where none starts.
+    /// For m = 0 … length, entry_radii[m / 2]: for odd m the larger of the radii of the level-1 entry
+    /// and of the lowest quadratic entry at m, which bound those of every entry starting at m, linear
+    /// or quadratic; 0 where none starts.
     double *entry_radii;
     int level_count;
     uint64_t level_sizes[64];
     deep_bla *levels[64];
     deep_bla_double *levels_double[64];
-    /// For m = 0 … length, four Doubles a step: Z_m and the level-1 entry's radius at m (0 where no
+    /// The quadratic table's levels DEEP_QUAD_LOWEST_LEVEL … quad_level_count (none below: their steps are
+    /// too short to pay for a quadratic's arithmetic), laid out as the linear table's; quad_shift is S above.
+    int quad_level_count;
+    uint64_t quad_sizes[64];
+    deep_quad_double *quad_levels[64];
+    int64_t quad_shift;
+    /// For m = 0 … length, four Doubles a step: Z_m and entry_radii's radius at m (0 where no
     /// entry starts), one load a step for the lanes and for a pixel stepped alone (deep_prepare_lanes);
     /// NULL until prepared, and then pixels are stepped apart, reading the orbit and entry_radii.
     double *lane_steps;

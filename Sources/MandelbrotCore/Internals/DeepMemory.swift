@@ -14,7 +14,8 @@ struct DeepMemory {
     var orbitBytes: Int { 16 * (steps + 1) }
 
     /// The BLA levels at the capacity `build_available` grows them to (from 4096 entries, doubling),
-    /// a `deep_bla` and a `deep_bla_double` an entry, and `entry_radii`, a double per two steps.
+    /// a `deep_bla` and a `deep_bla_double` an entry, the quadratic table's, and `entry_radii`, a
+    /// double per two steps.
     var tableBytes: Int {
         guard usesTable else { return 0 }
         var entries = 0
@@ -27,7 +28,21 @@ struct DeepMemory {
             available /= 2
         }
         let entryBytes = MemoryLayout<deep_bla>.stride + MemoryLayout<deep_bla_double>.stride
-        return entries * entryBytes + 8 * (steps / 2 + 1)
+        return entries * entryBytes + quadraticEntries * MemoryLayout<deep_quad_double>.stride + 8 * (steps / 2 + 1)
+    }
+
+    /// The quadratic table's entries at the capacity `quad_take` grows them to (from 1024, doubling):
+    /// levels `DEEP_QUAD_LOWEST_LEVEL` and up, level k having (steps − 1) / 2 entries halved k − 1 times.
+    private var quadraticEntries: Int {
+        var entries = 0
+        var available = (steps >= 1 ? (steps - 1) / 2 : 0) >> (Int(DEEP_QUAD_LOWEST_LEVEL) - 1)
+        while available > 0 {
+            var capacity = 1024
+            while capacity < available { capacity *= 2 }
+            entries += capacity
+            available /= 2
+        }
+        return entries
     }
 
     /// `lane_steps`: four doubles a step.
