@@ -201,7 +201,12 @@ public final class PictureRender: Sendable {
     static func purpose(of job: RenderJob, helperProcesses: Int) -> String {
         guard let deep = job.deep else { return "a \(job.size) picture" }
         let reference = deep.usesTable ? "a reference orbit and table" : "a reference orbit"
-        let copies = helperProcesses > 0 ? " (and a copy in each of \(helperProcesses) helper processes)" : ""
+        let copies =
+            switch helperProcesses {
+            case 0: ""
+            case 1: " (and a copy in its helper process)"
+            default: " (and a copy in each of its \(helperProcesses) helper processes)"
+            }
         return "a \(job.size) picture with \(reference) of \(job.kernelLimit) steps\(copies)"
     }
 

@@ -266,7 +266,7 @@ struct ResourceTests {
             view + ["--workers", "2", "--strategy", "process", "-o", "process.png"], in: folder,
             launch: Self.fourGigabytes, deadline: 60)
         expectRefusal(
-            three, status: 71, mentioning: "(and a copy in each of 2 helper processes) needs", leaving: folder)
+            three, status: 71, mentioning: "(and a copy in each of its 2 helper processes) needs", leaving: folder)
     }
 
     @Test("a picture that cannot fit on its file system is refused before rendering, with the sizes (73)")

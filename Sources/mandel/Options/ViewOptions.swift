@@ -43,8 +43,8 @@ struct ViewOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "With perturbation, skip iterations with the table of bilinear approximations: on, or off to step "
-                + "every iteration (plain perturbation) (default: on).")
+            "With perturbation, skip iterations with the tables of bilinear and quadratic approximations: on, or "
+                + "off to step every iteration (plain perturbation) (default: on).")
     )
     var bla: OnOff?
 
