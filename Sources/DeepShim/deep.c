@@ -161,7 +161,9 @@ typedef struct {
     pthread_mutex_t tiny_lock;
     /// Entries built so far and allocated, per level; whether memory ran out.
     uint64_t built[64], capacity[64];
-    int failed;
+    int failed, cancelled;
+    /// The render's cancel flag, which the builder reads every 4,096 steps (NULL: never cancelled).
+    const volatile int *cancel;
     /// The quadratic table: its level-1 entries built so far; per level, the entry waiting for the
     /// one after it to be merged with (quad_waiting[k] says whether there is one); the Double entries
     /// built and allocated per level.
@@ -537,7 +539,7 @@ static table_builder table_builder_make(deep_context *context, deep_real max_del
 /// (frontier − 1) / 2 entries (the last step of entry j is Z_{2j+2}, and the table of an orbit of
 /// length L has (L − 1) / 2), and level k half of level k − 1's. Entries are built in order, each as
 /// deep_build_table builds it, so a table built beside the orbit equals one built after it.
-/// Returns -1 when memory runs out.
+/// Returns -1 when memory runs out, -2 when the render was cancelled.
 static int build_available(table_builder *b, uint64_t frontier, pthread_mutex_t *lock) {
     deep_context *context = b->context;
     for (int k = 1; k < 64; k++) {
@@ -581,6 +583,9 @@ static int build_available(table_builder *b, uint64_t frontier, pthread_mutex_t 
     // The quadratic table's level-1 entries, and through quad_take the levels above.
     uint64_t pairs = frontier >= 1 ? (frontier - 1) / 2 : 0;
     for (; b->quad_built < pairs; b->quad_built++) {
+        // After the orbit, what is left of the quadratic table may take seconds (long orbits at low
+        // precision, whose steps are cheaper than its entries): a cancel is not kept waiting.
+        if ((b->quad_built & 2047) == 0 && b->cancel && *b->cancel) return -2;
         uint64_t m = 1 + 2 * b->quad_built;
         deep_quad pair = quad_merge(
             quad_single_step(context, m, lock), quad_single_step(context, m + 1, lock), b->max_delta, b->epsilon);
@@ -617,14 +622,14 @@ static int finish_table(table_builder *b) {
     return 0;
 }
 
-int deep_build_table(deep_context *context, deep_real max_delta, double epsilon) {
+int deep_build_table(deep_context *context, deep_real max_delta, double epsilon, const volatile int *cancel) {
     deep_free_table(context);
     table_builder b = table_builder_make(context, max_delta, epsilon);
-    if (build_available(&b, context->length, NULL) != 0 || finish_table(&b) != 0) {
-        deep_free_table(context);
-        return -1;
-    }
-    return 0;
+    b.cancel = cancel;
+    int built = build_available(&b, context->length, NULL);
+    if (built == 0 && finish_table(&b) != 0) built = -1;
+    if (built != 0) deep_free_table(context);
+    return built;
 }
 
 int deep_build_table_prefix(
@@ -654,12 +659,17 @@ static void *build_beside(void *argument) {
         if (finished == 2) return NULL;
         if (finished == 1) {
             // The orbit is done and no longer touches the tiny steps.
-            if (build_available(b, b->context->length, NULL) != 0) b->failed = 1;
+            int built = build_available(b, b->context->length, NULL);
+            if (built == -2) b->cancelled = 1;
+            else if (built != 0) b->failed = 1;
             return NULL;
         }
         uint64_t frontier = __atomic_load_n(&b->frontier, __ATOMIC_ACQUIRE);
-        if (build_available(b, frontier, &b->tiny_lock) != 0) {
-            b->failed = 1;
+        int built = build_available(b, frontier, &b->tiny_lock);
+        if (built != 0) {
+            // Cancelled, the orbit stops too; out of memory, the render goes on without a table.
+            if (built == -2) b->cancelled = 1;
+            else b->failed = 1;
             return NULL;
         }
         struct timespec pause = {0, 200000};
@@ -673,6 +683,7 @@ uint64_t deep_reference_orbit_and_table(
     double start = monotonic_seconds();
     deep_free_table(context);
     table_builder b = table_builder_make(context, max_delta, epsilon);
+    b.cancel = cancel;
     pthread_t thread;
     int beside = pthread_mutex_init(&b.tiny_lock, NULL) == 0;
     if (beside && pthread_create(&thread, NULL, build_beside, &b) != 0) {
@@ -685,10 +696,13 @@ uint64_t deep_reference_orbit_and_table(
         __atomic_store_n(&b.finished, length == UINT64_MAX ? 2 : 1, __ATOMIC_RELEASE);
         pthread_join(thread, NULL);
         pthread_mutex_destroy(&b.tiny_lock);
-    } else if (length != UINT64_MAX && build_available(&b, length, NULL) != 0) {
+    } else if (length != UINT64_MAX) {
         // No thread to build beside the orbit: built after it, as deep_build_table does.
-        b.failed = 1;
+        int built = build_available(&b, length, NULL);
+        if (built == -2) b.cancelled = 1;
+        else if (built != 0) b.failed = 1;
     }
+    if (b.cancelled) length = UINT64_MAX;
     if (length == UINT64_MAX || b.failed || finish_table(&b) != 0) deep_free_table(context);
     return length;
 }

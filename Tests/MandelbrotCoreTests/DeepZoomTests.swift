@@ -159,7 +159,7 @@ struct DeepZoomTests {
             var exponent: Int32 = 0
             let mantissa = frexp(hypot(offsets[0], offsets[0]) * context.inverse_zoom.m, &exponent)
             let largest = deep_real(m: mantissa, e: context.inverse_zoom.e + Int64(exponent))
-            #expect(deep_build_table(&context, largest, 0x1p-53) == 0)
+            #expect(deep_build_table(&context, largest, 0x1p-53, nil) == 0)
             #expect(deep_prepare_lanes(&context) == 0)
             func picture(usesTable: Int32, _ countRow: DeepCountRow) -> [UInt32] {
                 var counts = [UInt32](repeating: 0, count: side * side)
@@ -269,7 +269,7 @@ struct DeepZoomTests {
                 } else {
                     _ = deep_reference_orbit(
                         view.centerReal, view.centerImaginary, bits, UInt64(steps), &context, nil, nil)
-                    _ = deep_build_table(&context, largest, 0x1p-53)
+                    _ = deep_build_table(&context, largest, 0x1p-53, nil)
                 }
                 return (context, orbit)
             }
@@ -344,7 +344,7 @@ struct DeepZoomTests {
         #expect(
             deep_reference_orbit(view.centerReal, view.centerImaginary, bits, UInt64(steps), &whole, nil, nil)
                 == 20_000)
-        #expect(deep_build_table(&whole, largest, 0x1p-53) == 0)
+        #expect(deep_build_table(&whole, largest, 0x1p-53, nil) == 0)
         for frontier in [2, 3, 1024, 1025, 4097, 12_345] {
             let poisoned = UnsafeMutablePointer<Double>.allocate(capacity: 2 * (steps + 1))
             defer { poisoned.deallocate() }
@@ -424,7 +424,7 @@ struct DeepZoomTests {
             let length = deep_reference_orbit(
                 view.centerReal, view.centerImaginary, bits, UInt64(steps), &context, nil, nil)
             context.inverse_zoom = deep_inverse_zoom(view.zoom, bits)
-            let built = deep_build_table(&context, deep_real(m: 0.5, e: context.inverse_zoom.e + 2), 0x1p-53)
+            let built = deep_build_table(&context, deep_real(m: 0.5, e: context.inverse_zoom.e + 2), 0x1p-53, nil)
             let prepared = deep_prepare_lanes(&context)
             let sizes = withUnsafeBytes(of: context.level_sizes) { Array($0.bindMemory(to: UInt64.self)) }
             let quadSizes = withUnsafeBytes(of: context.quad_sizes) { Array($0.bindMemory(to: UInt64.self)) }
@@ -448,6 +448,37 @@ struct DeepZoomTests {
         let helpersTake = 2 * (orbitBytes + taken) + 2 * orbitBytes
         #expect(
             helpers >= helpersTake && helpers <= 2 * helpersTake, "\(helpers) bytes counted, \(helpersTake) taken")
+    }
+
+    /// What is left of the tables when the orbit ends can take seconds where the orbit's steps are
+    /// cheap (at 134 bits a quadratic entry costs about three of them), and a helper process builds
+    /// them whole: the builder looks at the cancel word, so a cancel does not wait for them. Built
+    /// after the orbit here with the word set, and unset: nothing, then every level.
+    @Test("the tables' builder stops at a cancel (-2, no table), and builds them all without one")
+    func tablesCancelled() throws {
+        let steps = 200_000
+        let view = try #require(DeepView(centerReal: "-0.1", centerImaginary: "0.1", zoom: "1e20"))
+        let bits = view.precisionBits(for: ImageSize(width: 8, height: 8))
+        let orbit = UnsafeMutablePointer<Double>.allocate(capacity: 2 * (steps + 1))
+        let cancel = UnsafeMutablePointer<Int32>.allocate(capacity: 1)
+        defer {
+            orbit.deallocate()
+            cancel.deallocate()
+        }
+        var context = deep_context()
+        context.orbit = orbit
+        defer { deep_free_context(&context) }
+        #expect(
+            deep_reference_orbit(view.centerReal, view.centerImaginary, bits, UInt64(steps), &context, nil, nil)
+                == UInt64(steps))
+        context.inverse_zoom = deep_inverse_zoom(view.zoom, bits)
+        let largest = deep_real(m: 0.75, e: context.inverse_zoom.e + 2)
+        cancel.initialize(to: 1)
+        #expect(deep_build_table(&context, largest, 0x1p-53, cancel) == -2)
+        #expect(context.level_count == 0 && context.quad_level_count == 0 && context.entry_radii == nil)
+        cancel.pointee = 0
+        #expect(deep_build_table(&context, largest, 0x1p-53, cancel) == 0)
+        #expect(context.level_count > 10 && context.quad_level_count > 10 && context.entry_radii != nil)
     }
 
     /// The meter's source: the orbit's steps while it runs (no tile finishes then), then the pixels' start.

@@ -100,10 +100,11 @@ deep_real deep_inverse_zoom(const char *zoom, long bits);
 /// Whether `text` is a number MPFR reads in full (base 10).
 int deep_is_number(const char *text);
 
-/// Builds the BLA levels of `context` (its orbit set) for deltas up to `max_delta` in modulus,
-/// with tolerance `epsilon`, after the orbit, on this thread.
-/// Returns 0, or -1 when memory runs out.
-int deep_build_table(deep_context *context, deep_real max_delta, double epsilon);
+/// Builds the BLA levels of `context` (its orbit set) and its quadratic levels for deltas up to
+/// `max_delta` in modulus, with tolerance `epsilon`, after the orbit, on this thread, looking at
+/// `*cancel` (when not NULL) every 4,096 steps. Returns 0; or -1 when memory runs out, -2 when
+/// cancelled, and then no table.
+int deep_build_table(deep_context *context, deep_real max_delta, double epsilon, const volatile int *cancel);
 
 /// deep_reference_orbit with the table of deep_build_table (tolerance `epsilon`, deltas up to
 /// `max_delta`; `context->extended` set before) built beside it on a thread of its own, entry for

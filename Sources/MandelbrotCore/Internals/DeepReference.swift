@@ -96,7 +96,7 @@ final class DeepReference: @unchecked Sendable {
         self.largestDelta = largestDelta
         self.usesTable = usesTable
         let tableStart = MonotonicClock.nanoseconds()
-        if usesTable { _ = deep_build_table(&self.context, largestDelta, Self.tableTolerance) }
+        if usesTable { _ = deep_build_table(&self.context, largestDelta, Self.tableTolerance, nil) }
         _ = deep_prepare_lanes(&self.context)
         phases = DeepPhases(
             orbitSeconds: 0, tableSeconds: usesTable ? MonotonicClock.seconds(since: tableStart) : 0,
