@@ -229,19 +229,19 @@ struct DeepZoomTests {
         #expect(Set(counts).count > 10)
     }
 
-    /// Where the quadratic table's tolerance shows: a pixel that a table 2^13 times looser (in its
-    /// dropped terms' bound) counts as 178,803, and the linear table and the oracle as 178,804. The
-    /// quadratic table does much of this view's work: without it the pixels take 4 times the processor
-    /// time (0.143 against 0.036 s at 64×64, one run each).
-    @Test("\"1e50\": pixel (19, 29) of 64×64 equals the oracle's count, which a looser quadratic table misses")
+    /// Three pixels where the arithmetic shows: (19, 29), which a quadratic table 2^13 times looser (in
+    /// its dropped terms' bound) counts as 178,803; (62, 31) and (34, 41), which come out 173,422 and
+    /// 176,057 where a multiply and an add are fused (deep.c's FP_CONTRACT). The quadratic table does
+    /// much of this view's work: without it the pixels take 4 times the processor time.
+    @Test("\"1e50\": three pixels of 64×64 equal the oracle's counts, which a looser table or fused arithmetic miss")
     func quadraticTolerance() async throws {
         let (view, iterations) = try DeepLocations.named("1e50")
         let size = ImageSize(width: 64, height: 64)
-        let pixel = (x: 19, y: 29)
-        let oracle = try await Self.oracle(view, size: size, pixels: [pixel], limit: iterations)
-        #expect(oracle == [178_804])
+        let pixels = [(19, 29), (62, 31), (34, 41)].map { (x: $0, y: $1) }
+        let oracle = try await Self.oracle(view, size: size, pixels: pixels, limit: iterations)
+        #expect(oracle == [178_804, 173_421, 176_054])
         let counts = try await Self.render(view, size: size, iterations: iterations)
-        #expect(counts[pixel.y * size.width + pixel.x] == oracle[0])
+        #expect(pixels.map { counts[$0.y * size.width + $0.x] } == oracle)
         #expect(Set(counts).count > 1000, "not a flat picture")
     }
 
