@@ -654,6 +654,13 @@ static double monotonic_seconds(void) {
     return (double)now.tv_sec + 1e-9 * (double)now.tv_nsec;
 }
 
+/// Records what build_available returned (0, -1 out of memory, -2 cancelled) in `b`, and returns it.
+static int note_outcome(table_builder *b, int built) {
+    if (built == -2) b->cancelled = 1;
+    else if (built != 0) b->failed = 1;
+    return built;
+}
+
 /// The table's thread: builds what the orbit's frontier allows, every 200 µs, until the orbit is
 /// done (then the rest) or cancelled.
 static void *build_beside(void *argument) {
@@ -663,19 +670,12 @@ static void *build_beside(void *argument) {
         if (finished == 2) return NULL;
         if (finished == 1) {
             // The orbit is done and no longer touches the tiny steps.
-            int built = build_available(b, b->context->length, NULL);
-            if (built == -2) b->cancelled = 1;
-            else if (built != 0) b->failed = 1;
+            note_outcome(b, build_available(b, b->context->length, NULL));
             return NULL;
         }
         uint64_t frontier = __atomic_load_n(&b->frontier, __ATOMIC_ACQUIRE);
-        int built = build_available(b, frontier, &b->tiny_lock);
-        if (built != 0) {
-            // Cancelled, the orbit stops too; out of memory, the render goes on without a table.
-            if (built == -2) b->cancelled = 1;
-            else b->failed = 1;
-            return NULL;
-        }
+        // Cancelled, the orbit stops too; out of memory, the render goes on without a table.
+        if (note_outcome(b, build_available(b, frontier, &b->tiny_lock)) != 0) return NULL;
         struct timespec pause = {0, 200000};
         nanosleep(&pause, NULL);
     }
@@ -702,9 +702,7 @@ uint64_t deep_reference_orbit_and_table(
         pthread_mutex_destroy(&b.tiny_lock);
     } else if (length != UINT64_MAX) {
         // No thread to build beside the orbit: built after it, as deep_build_table does.
-        int built = build_available(&b, length, NULL);
-        if (built == -2) b.cancelled = 1;
-        else if (built != 0) b.failed = 1;
+        note_outcome(&b, build_available(&b, length, NULL));
     }
     if (b.cancelled) length = UINT64_MAX;
     if (length == UINT64_MAX || b.failed || finish_table(&b) != 0) deep_free_table(context);
@@ -744,18 +742,19 @@ void deep_free_table(deep_context *context) {
 
 // MARK: - Pixels
 
-/// The longest table entry that starts at reference index m (≥ 1), fits in `room` steps
-/// and holds z (|z| bounded by `within`); its level, or 0.
-#define FIND_LEVEL(context, m, room, within_test)                                                                     \
+/// The longest entry of the levels lowest … count (level k having sizes[k] entries of 2^k steps, entry
+/// j starting at reference index 1 + j·2^k) that starts at m (≥ 1), fits in `room` steps and passes
+/// `within_test` (which reads `level` and `q`, m − 1); its level, or 0.
+#define FIND_IN_LEVELS(count, sizes, lowest, m, room, within_test)                                                   \
     ({                                                                                                               \
         int found = 0;                                                                                               \
         uint64_t q = (m) - 1;                                                                                        \
         int top = q ? __builtin_ctzll(q) : 63;                                                                       \
-        if (top > (context)->level_count) top = (context)->level_count;                                              \
-        for (int level = top; level >= 1; level--) {                                                                 \
+        if (top > (count)) top = (count);                                                                            \
+        for (int level = top; level >= (lowest); level--) {                                                          \
             if ((UINT64_C(1) << level) > (room)) continue;                                                           \
             uint64_t j = q >> level;                                                                                 \
-            if (j >= (context)->level_sizes[level]) continue;                                                        \
+            if (j >= (sizes)[level]) continue;                                                                       \
             if (within_test) {                                                                                       \
                 found = level;                                                                                       \
                 break;                                                                                               \
@@ -764,20 +763,14 @@ void deep_free_table(deep_context *context) {
         found;                                                                                                       \
     })
 
-/// The longest quadratic entry that starts at reference index m (≥ 1), fits in `room` steps and
-/// holds a z whose max(|re|, |im|) is `largest`; its level, or 0.
-static inline int quad_find(const deep_context *context, uint64_t m, uint64_t room, double largest) {
-    uint64_t q = m - 1;
-    int top = q ? __builtin_ctzll(q) : 63;
-    if (top > context->quad_level_count) top = context->quad_level_count;
-    for (int level = top; level >= DEEP_QUAD_LOWEST_LEVEL; level--) {
-        if ((UINT64_C(1) << level) > room) continue;
-        uint64_t j = q >> level;
-        if (j >= context->quad_sizes[level]) continue;
-        if (largest < context->quad_levels[level][j].radius) return level;
-    }
-    return 0;
-}
+/// The longest linear entry at m that holds z (|z| bounded by `within_test`); its level, or 0.
+#define FIND_LEVEL(context, m, room, within_test)                                                                     \
+    FIND_IN_LEVELS((context)->level_count, (context)->level_sizes, 1, m, room, within_test)
+
+/// The longest quadratic entry at m that holds a z whose max(|re|, |im|) is `largest`; its level, or 0.
+#define FIND_QUAD_LEVEL(context, m, room, largest)                                                                    \
+    FIND_IN_LEVELS((context)->quad_level_count, (context)->quad_sizes, DEEP_QUAD_LOWEST_LEVEL, m, room,               \
+        (largest) < (context)->quad_levels[level][q >> level].radius)
 
 /// Whether |a| < |b|.
 static inline int complex_smaller(deep_complex a, deep_complex b) {
@@ -927,7 +920,7 @@ plain:
         if (use_table && largest < radius) {
             uint64_t room = end - m < limit - n ? end - m : limit - n;
             int level = FIND_LEVEL(context, m, room, largest < context->levels_double[level][q >> level].r);
-            int quad_level = level < context->quad_level_count ? quad_find(context, m, room, largest) : 0;
+            int quad_level = level < context->quad_level_count ? FIND_QUAD_LEVEL(context, m, room, largest) : 0;
             if (quad_level > level) {
                 // z ← (a + p·z + q·dc')·z + (b + r·dc')·dc'
                 const deep_quad_double *entry = &context->quad_levels[quad_level][(m - 1) >> quad_level];

@@ -14,35 +14,31 @@ struct DeepMemory {
     var orbitBytes: Int { 16 * (steps + 1) }
 
     /// The BLA levels at the capacity `build_available` grows them to (from 4096 entries, doubling),
-    /// a `deep_bla` and a `deep_bla_double` an entry, the quadratic table's, and `entry_radii`, a
-    /// double per two steps.
+    /// a `deep_bla` and a `deep_bla_double` an entry; the quadratic table's levels, from
+    /// `DEEP_QUAD_LOWEST_LEVEL`, at the capacity `quad_take` grows them to (from 1024), a
+    /// `deep_quad_double` an entry; and `entry_radii`, a double per two steps.
     var tableBytes: Int {
         guard usesTable else { return 0 }
-        var entries = 0
         // Level 1 has (steps − 1) / 2 entries, and each level half of the one below.
-        var available = steps >= 1 ? (steps - 1) / 2 : 0
-        while available > 0 {
-            var capacity = 4096
-            while capacity < available { capacity *= 2 }
-            entries += capacity
-            available /= 2
-        }
-        let entryBytes = MemoryLayout<deep_bla>.stride + MemoryLayout<deep_bla_double>.stride
-        return entries * entryBytes + quadraticEntries * MemoryLayout<deep_quad_double>.stride + 8 * (steps / 2 + 1)
+        let pairs = steps >= 1 ? (steps - 1) / 2 : 0
+        let linear = Self.allocatedEntries(pairs, from: 4096)
+        let quadratic = Self.allocatedEntries(pairs >> (Int(DEEP_QUAD_LOWEST_LEVEL) - 1), from: 1024)
+        let linearBytes = MemoryLayout<deep_bla>.stride + MemoryLayout<deep_bla_double>.stride
+        return linear * linearBytes + quadratic * MemoryLayout<deep_quad_double>.stride + 8 * (steps / 2 + 1)
     }
 
-    /// The quadratic table's entries at the capacity `quad_take` grows them to (from 1024, doubling):
-    /// levels `DEEP_QUAD_LOWEST_LEVEL` and up, level k having (steps − 1) / 2 entries halved k − 1 times.
-    private var quadraticEntries: Int {
-        var entries = 0
-        var available = (steps >= 1 ? (steps - 1) / 2 : 0) >> (Int(DEEP_QUAD_LOWEST_LEVEL) - 1)
+    /// The entries allocated for levels of `entries`, half as many, a quarter …: each level's
+    /// array grown from `initial` by doubling until it holds its entries.
+    private static func allocatedEntries(_ entries: Int, from initial: Int) -> Int {
+        var allocated = 0
+        var available = entries
         while available > 0 {
-            var capacity = 1024
+            var capacity = initial
             while capacity < available { capacity *= 2 }
-            entries += capacity
+            allocated += capacity
             available /= 2
         }
-        return entries
+        return allocated
     }
 
     /// `lane_steps`: four doubles a step.
