@@ -119,12 +119,33 @@ let package = Package(
                 linkerSettings: [.linkedLibrary("z")]),
             .target(name: "ImageFiles", dependencies: ["PNGShim", "Platform"], swiftSettings: pixelSwiftSettings),
 
-            // MARK: - The command line
+            // MARK: - The command line's options and the rules of their values, which the server follows too
+            .target(
+                name: "MandelOptions",
+                dependencies: [
+                    "MandelbrotCore", "StrategyCatalog", "ImageFiles", "Comparison", "Platform",
+                    .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                ],
+                swiftSettings: sharedSwiftSettings
+            ),
+
+            // MARK: - The render model: one render or one comparison from its options to its files and report
+            .target(
+                name: "RenderModel",
+                dependencies: [
+                    "MandelOptions", "MandelbrotCore", "StrategyCatalog", "ImageFiles", "Comparison", "WorkVisuals",
+                    "Platform", "Probes", "ProcessDriver",
+                    .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                ],
+                swiftSettings: sharedSwiftSettings
+            ),
+
+            // MARK: - The command line: parsing the commands and printing what they report
             .executableTarget(
                 name: "mandel",
                 dependencies: [
-                    "MandelbrotCore", "StrategyCatalog", "ImageFiles", "Comparison", "WorkVisuals", "Platform",
-                    "Probes", "ProcessDriver",
+                    "MandelOptions", "RenderModel", "MandelbrotCore", "StrategyCatalog", "ImageFiles", "Comparison",
+                    "WorkVisuals", "Platform", "Probes", "ProcessDriver",
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 ],
                 swiftSettings: sharedSwiftSettings
@@ -178,7 +199,9 @@ let package = Package(
             .testTarget(
                 name: "MandelCommandTests",
                 dependencies: [
-                    "mandel", "ImageFiles", "MandelbrotCore", "StrategyCatalog", "Probes", "Deadline", propertyBased,
+                    "mandel", "MandelOptions", "RenderModel", "ImageFiles", "MandelbrotCore", "StrategyCatalog",
+                    "Probes",
+                    "Deadline", propertyBased,
                 ],
                 swiftSettings: sharedSwiftSettings
             ),

@@ -1,8 +1,10 @@
 import ArgumentParser
+import MandelOptions
+import RenderModel
 
 /// `mandel`: renders the Mandelbrot set with one threading strategy or compares them all.
 struct Mandel: AsyncParsableCommand {
-    static let version = "0.2.0"
+    static let version = MandelVersion.current
 
     static let configuration = CommandConfiguration(
         commandName: "mandel",

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Dispatch
+import MandelOptions
 import Platform
+import RenderModel
 
 // The entry point. Parsing, and the checks that must come before Dispatch starts its
 // own threads and descriptors, run here, synchronously; the command then runs on the

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Dispatch
 import Foundation
+import MandelOptions
+import RenderModel
 import Synchronization
 
 @testable import mandel

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
+import MandelOptions
 import MandelbrotCore
 import PropertyBased
+import RenderModel
 import Testing
 
 @testable import mandel

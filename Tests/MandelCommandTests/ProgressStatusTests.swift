@@ -1,4 +1,6 @@
+import MandelOptions
 import MandelbrotCore
+import RenderModel
 import Testing
 
 @testable import mandel

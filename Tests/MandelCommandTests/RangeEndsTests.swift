@@ -1,4 +1,6 @@
 import ArgumentParser
+import MandelOptions
+import RenderModel
 import Testing
 
 @testable import mandel

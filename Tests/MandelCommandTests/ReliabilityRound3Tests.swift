@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import ImageFiles
+import MandelOptions
 import MandelbrotCore
+import RenderModel
 import Testing
 
 @testable import mandel

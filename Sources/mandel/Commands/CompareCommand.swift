@@ -1,8 +1,10 @@
 import ArgumentParser
 import Comparison
 import ImageFiles
+import MandelOptions
 import MandelbrotCore
 import Platform
+import RenderModel
 import StrategyCatalog
 import WorkVisuals
 

@@ -1,5 +1,7 @@
 import ArgumentParser
+import MandelOptions
 import ProcessDriver
+import RenderModel
 
 /// `mandel helper`: the process that `--strategy process` starts for each worker; not for users.
 struct HelperCommand: ParsableCommand {

@@ -1,8 +1,10 @@
 import ArgumentParser
 import Comparison
 import ImageFiles
+import MandelOptions
 import MandelbrotCore
 import Platform
+import RenderModel
 
 /// `mandel join`: the part files of one picture, joined into the PNG one machine would have written.
 struct JoinCommand: AsyncParsableCommand, ProcessNeeds {

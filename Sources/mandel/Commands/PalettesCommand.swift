@@ -1,6 +1,8 @@
 import ArgumentParser
+import MandelOptions
 import MandelbrotCore
 import Platform
+import RenderModel
 
 /// `mandel palettes`: the named palettes, with a swatch when standard output is a colour terminal.
 struct PalettesCommand: AsyncParsableCommand {

@@ -1,7 +1,9 @@
 import ArgumentParser
 import Foundation
 import ImageFiles
+import MandelOptions
 import MandelbrotCore
+import RenderModel
 import StrategyCatalog
 
 /// `mandel render`: one render with one strategy, written to a picture file, with its timing.

@@ -1,5 +1,7 @@
 import ArgumentParser
+import MandelOptions
 import MandelbrotCore
+import RenderModel
 import StrategyCatalog
 
 /// `mandel strategies`: one line per strategy on how it works.

@@ -2,32 +2,10 @@ import ArgumentParser
 import Comparison
 import Foundation
 import ImageFiles
+import MandelOptions
 import MandelbrotCore
 import Platform
-
-/// The axis a sweep varies.
-enum SweepAxis: String {
-    case workers
-    case tile
-    case tileWait = "tile wait"
-    case mergeBatch = "merge batch"
-}
-
-/// One value of the swept axis and what was measured there.
-struct SweepPoint {
-    let value: Double
-    let comparison: StrategyComparison
-
-    /// The value as the table's column head.
-    func label(on axis: SweepAxis) -> String {
-        switch axis {
-        case .workers: "\(Int(value)) workers"
-        case .tile: "tile \(Int(value))"
-        case .tileWait: "wait \(NumberFormat.decimal(value)) ms"
-        case .mergeBatch: "batch \(Int(value))"
-        }
-    }
-}
+import RenderModel
 
 /// `mandel sweep`: the comparison repeated over worker counts or tile sizes.
 struct SweepCommand: AsyncParsableCommand, ProcessNeeds {

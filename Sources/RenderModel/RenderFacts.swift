@@ -1,0 +1,220 @@
+import Comparison
+import Foundation
+package import ImageFiles
+package import MandelOptions
+package import MandelbrotCore
+import Platform
+import Probes
+
+/// What a render is, settled before it starts. Every output of the run (the line, the
+/// JSON, the PNG's text chunks, the trace's and the maps' titles) states these facts, so
+/// none can disagree with another.
+package struct RenderFacts {
+    package let job: RenderJob
+    package let strategy: String
+    /// The workers the plan keeps busy: what every output reports.
+    package let workers: Int
+    /// The workers asked for, which a small picture may not have tiles enough for.
+    package let workersRequested: Int
+    /// Rows per band, or nil for a picture rendered whole.
+    package let bandRows: Int?
+    package let bandCount: Int
+    package let format: ImageFormat
+    package let output: String
+    /// The zoom from which neighbouring pixels coincide at this centre, if the view is past it.
+    package let precisionLimit: Double?
+    /// Whether the view is rendered by perturbation though `Double` resolves it (`--precision perturbation`).
+    package let doubleResolvesDeepView: Bool
+    /// The order the tiles were asked to be rendered in.
+    package let order: TileOrder
+    /// Where the preview is written, if anywhere.
+    package var previewOutput: String? = nil
+    /// The part of its picture this run renders, if it renders one.
+    package var part: (index: Int, count: Int, pictureSize: ImageSize)? = nil
+
+    /// `part 3 of 7 of 1200x800, rows 343–457 (+9 for the dictionary): ` for a part, empty otherwise.
+    package var partText: String {
+        guard let part, let window = job.window else { return "" }
+        let grid = SliceGrid(
+            height: part.pictureSize.height, bytesPerRow: job.pixelFormat.bytesPerRow(width: job.size.width))
+        let rows = grid.rows(of: grid.slices(ofPart: part.index, of: part.count))
+        let extra = rows.lowerBound - window.firstRow
+        return
+            "part \(part.index) of \(part.count) of \(part.pictureSize), rows \(rows.lowerBound)–\(rows.upperBound - 1)"
+            + (extra > 0 ? " (+\(extra) before, for the dictionary)" : "") + ": "
+    }
+
+    package init(
+        job: RenderJob, strategy: any RenderStrategy, plan: WorkPlan, bandRows: Int?, format: ImageFormat,
+        output: String, order: TileOrder = .rows
+    ) {
+        self.order = order
+        self.job = job
+        self.strategy = strategy.name
+        workers = strategy.concurrentWorkers(for: plan)
+        workersRequested = job.workers
+        self.bandRows = bandRows
+        bandCount = plan.bandCount
+        self.format = format
+        self.output = output
+        if case .view(let viewport) = job.region {
+            // A part's pixels are spaced as its whole picture's.
+            let height = job.window?.pictureHeight ?? job.size.height
+            let grid = PixelSize(width: job.size.width * job.supersampling, height: height * job.supersampling)
+            let coincide = viewport.hasCoincidentSamples(for: grid)
+            precisionLimit = job.deep == nil && coincide ? viewport.precisionLimit(for: grid) ?? viewport.zoom : nil
+            // A deep view whose Doubles still tell its pixels apart was asked for by --precision.
+            doubleResolvesDeepView = job.deep != nil && !coincide
+        } else {
+            precisionLimit = nil
+            doubleResolvesDeepView = false
+        }
+    }
+
+    /// The warning for a view too deep for `Double`, if this one is.
+    package var precisionWarning: String? {
+        guard let precisionLimit, case .view(let viewport) = job.region else { return nil }
+        return "at --zoom \(viewport.zoom) neighbouring pixels sample the same point ('Double' runs out of digits "
+            + "at this centre from about zoom \(String(format: "%.3g", precisionLimit))); the picture will show "
+            + "blocks, not detail"
+    }
+
+    /// The note for a view rendered by perturbation.
+    package var deepNote: String? {
+        guard let deep = job.deep else { return nil }
+        let reason =
+            doubleResolvesDeepView
+            ? "--precision perturbation: Double resolves --zoom \(deep.zoom) here, but rendering by "
+            : "--zoom \(deep.zoom) is past what Double resolves (about 1e13 at most centres): rendering by "
+        return reason
+            + "perturbation of one reference orbit computed in GNU MPFR (\(deep.precisionBits(for: job.size)) bits)"
+            + (deep.usesTable ? " with BLA" : ", every step")
+    }
+
+    /// The output's name as messages show it.
+    package var outputName: String { OutputFile.namesStandardOutput(output) ? "standard output" : Display.path(output) }
+
+    /// The text chunks that say what the picture is: only what determines its pixels and
+    /// their encoding, so that the file's bytes are the same whatever strategy, split, tile
+    /// size, worker count, kernel or machine made it. Those are facts of the run: the report
+    /// and the JSON give them.
+    package var textChunks: [PNGWriter.TextChunk] {
+        // A part's job is a window of its picture's rows: nothing here depends on which rows.
+        var chunks = [PNGWriter.TextChunk(key: "Software", text: "mandel \(MandelVersion.current)")]
+        switch job.region {
+        case .benchmarksGame:
+            chunks.append(.init(key: "mandel.preset", text: Preset.benchmarksGame.rawValue))
+        case .view(let viewport):
+            chunks.append(.init(key: "mandel.center", text: ViewText.center(of: job, viewport)))
+            chunks.append(.init(key: "mandel.zoom", text: ViewText.zoom(of: job, viewport)))
+            if let julia = job.julia {
+                chunks.append(.init(key: "mandel.julia", text: "\(julia.real),\(julia.imaginary)"))
+            }
+        }
+        return chunks + [
+            .init(key: "mandel.iterations", text: "\(job.iterations)"),
+            .init(key: "mandel.color", text: job.colorScheme.rawValue),
+            .init(key: "mandel.supersample", text: "\(job.supersampling)"),
+        ] + (usesPalette ? [.init(key: "mandel.palette", text: Self.describe(job.palette))] : [])
+    }
+
+    /// Whether the colouring walks the palette (bw and gray ignore it).
+    private var usesPalette: Bool { job.colorScheme == .smooth || job.colorScheme == .histogram }
+
+    /// A palette in words that name it exactly: each stop's position and colour, the cycle and the offset.
+    package static func describe(_ palette: Palette) -> String {
+        func hex(_ value: UInt8) -> String { String(String(Int(value) | 0x100, radix: 16).dropFirst()) }
+        let stops = palette.stops.map { "\($0.position):#\(hex($0.red))\(hex($0.green))\(hex($0.blue))" }
+        return stops.joined(separator: " ") + "; cycle \(palette.cycle); offset \(palette.offset)"
+    }
+
+    /// The first line of an ownership map's legend and a trace's name.
+    package func title(wallSeconds: Double) -> String {
+        "\(strategy), \(job.splitLabel), \(workers) worker\(workers == 1 ? "" : "s"), wall "
+            + "\(NumberFormat.seconds(wallSeconds))"
+    }
+}
+
+/// What `mandel render` reports: one human line, or one JSON object with `--json`.
+package struct RenderSummary {
+    package let facts: RenderFacts
+    package let report: RenderReport
+    package let writeSeconds: Double
+    package let checksum: UInt64
+    package let behaviour: RunBehaviour
+    /// Whether `--preview-output` was put in place (it stays when the full picture is cancelled).
+    package var previewPlaced = false
+    package let peakResidentBytes = ProcessSnapshot.peakResidentBytes
+
+    /// The one line `mandel render` prints.
+    package var line: String {
+        let job = facts.job
+        if let cancel = behaviour.cancel {
+            let requested = report.cancelRequestedSeconds ?? 0
+            return "\(facts.strategy): cancelled \(NumberFormat.seconds(requested)) after the start: completion "
+                + "\(NumberFormat.seconds(cancel.latencySeconds)) later, \(cancel.tilesStartedAfter) tiles started "
+                + "after the request, cpu \(NumberFormat.seconds(cancel.cpuAfterSeconds)) after it, "
+                + "\(cancel.threadsRunningAfter) threads still running" + behaviourText
+                + (previewPlaced
+                    ? "; only the preview written, to \(Display.path(facts.previewOutput!))" : "; no picture written")
+        }
+        var line =
+            "\(facts.strategy): \(facts.partText)\(job.size), \(job.iterations) iterations, \(facts.workers) "
+            + "worker\(facts.workers == 1 ? "" : "s") (\(job.splitLabel))"
+            + " | wall \(NumberFormat.seconds(report.wallSeconds)), cpu \(NumberFormat.seconds(report.cpu.total))"
+            + ", \(megapixelsPerSecond.map(NumberFormat.decimal) ?? "n/a") Mpixel/s, "
+            + "\(NumberFormat.rate(iterationsPerSecond)) iterations/s"
+            + " | \(facts.format.rawValue) \(NumberFormat.seconds(writeSeconds))"
+        if let bandRows = facts.bandRows {
+            line +=
+                " (\(facts.bandCount) band\(facts.bandCount == 1 ? "" : "s") of \(bandRows) rows, written while "
+                + "rendering; peak \(peakResidentBytes >> 20) MiB resident)"
+        }
+        if report.helperCrashes > 0 {
+            line +=
+                " | \(report.helperCrashes) helper\(report.helperCrashes == 1 ? "" : "s") replaced, "
+                + "\(report.workRetried) tile\(report.workRetried == 1 ? "" : "s") sent again"
+        }
+        return line + behaviourText + " -> \(facts.outputName)"
+    }
+
+    /// The main queue's lateness and the peak threads, when measured.
+    private var behaviourText: String {
+        var text = ""
+        if let lateness = behaviour.mainQueue {
+            let mainQueue = StrategyBehaviour.MainQueue(lateness)
+            if let p99 = mainQueue.p99, let max = mainQueue.max, let missed = mainQueue.missedFrames {
+                text +=
+                    " | main queue late p99 \(NumberFormat.seconds(p99)), max \(NumberFormat.seconds(max)), "
+                    + "\(missed) missed frame\(missed == 1 ? "" : "s")"
+            } else {
+                text += " | main queue: no ticks (none was due)"
+            }
+        }
+        if let samples = behaviour.samples { text += " | peak \(samples.peakThreads) threads" }
+        if let merge = report.merge { text += " | " + WorkloadText.describe(merge) }
+        if let phases = report.deepPhases { text += " | " + DeepText.describe(phases, wallSeconds: report.wallSeconds) }
+        if let first = report.firstPictureSeconds {
+            text += " | preview on the main queue at \(NumberFormat.seconds(first))"
+        }
+        if facts.order == .centre, let centre = report.centreDoneSeconds {
+            text += " | centre first: central quarter done at \(NumberFormat.seconds(centre))"
+        }
+        return text
+    }
+
+    /// The pixels rendered over the wall time: the whole picture's, or a cancelled render's
+    /// finished tiles' (nil when its records are per band and worker, which cannot tell them).
+    package var megapixelsPerSecond: Double? {
+        guard behaviour.cancel != nil else { return Double(facts.job.size.pixelCount) / report.wallSeconds / 1e6 }
+        guard facts.bandCount == 1 else { return nil }
+        let finished = report.tiles.reduce(0) { $0 + ($1.isFinished ? $1.rect.width * $1.rect.height : 0) }
+        return Double(finished) / report.wallSeconds / 1e6
+    }
+
+    /// The iterations of the finished tiles over the wall time.
+    package var iterationsPerSecond: Double { Double(report.totalIterations) / report.wallSeconds }
+
+    /// The JSON object of `--json` (RenderJSON says which keys it has).
+    package var json: String { String(decoding: JSONOutput.encode(RenderJSON(self)), as: UTF8.self) }
+}

@@ -1,0 +1,158 @@
+package import Comparison
+import MandelOptions
+import MandelbrotCore
+import Platform
+import Probes
+
+/// The JSON object of `render --json`, documented in docs/options.md: keys in snake case and
+/// sorted, every key written, absent values as null.
+package struct RenderJSON: Encodable {
+    package let strategy: String
+    package let width: Int
+    package let height: Int
+    package let iterations: Int
+    package let workers: Int
+    package let workersRequested: Int
+    package let split: String
+    package let tile: String
+    package let color: String
+    package let kernel: String
+    package let region: String
+    @OrNull package var center: [Double]?
+    @OrNull package var zoom: Double?
+    /// The centre and zoom as the view was given (see ``ViewText``): every digit, any depth.
+    @OrNull package var centerText: String?
+    @OrNull package var zoomText: String?
+    @OrNull package var julia: [Double]?
+    package let supersample: Int
+    package let wallSeconds: Double
+    package let cpuSeconds: Double
+    package let userSeconds: Double
+    package let systemSeconds: Double
+    package let totalIterations: UInt64
+    @OrNull package var megapixelsPerSecond: Double?
+    @OrNull package var iterationsPerSecond: Double?
+    package let threadsUsed: Int
+    package let workerBusySeconds: [Double]
+    @OrNull package var imbalance: Double?
+    package let format: String
+    package let writeSeconds: Double
+    /// Null for a render cancelled on purpose: it wrote no picture.
+    @OrNull package var output: String?
+    @OrNull package var checksum: String?
+    @OrNull package var bandRows: Int?
+    package let bands: Int
+    package let peakResidentBytes: Int
+    @OrNull package var precisionLimitZoom: Double?
+    @OrNull package var mainQueue: StrategyBehaviour.MainQueue?
+    @OrNull package var peakThreads: Int?
+    package let cancelled: Bool
+    @OrNull package var cancelRequestedSeconds: Double?
+    @OrNull package var cancelLatency: Double?
+    @OrNull package var tilesAfterCancel: Int?
+    @OrNull package var cpuAfterCancel: Double?
+    @OrNull package var threadsRunningAfterCancel: Int?
+    package let order: String
+    @OrNull package var part: [Int]?
+    package let pictureHeight: Int
+    @OrNull package var firstPictureSeconds: Double?
+    @OrNull package var centreDoneSeconds: Double?
+    @OrNull package var merge: String?
+    @OrNull package var mergeBatch: Int?
+    @OrNull package var mergeBatches: Int?
+    @OrNull package var mergeSeconds: Double?
+    @OrNull package var mergeWaitSeconds: Double?
+    package let helperCrashes: Int
+    package let workRetried: Int
+    /// `double` or `perturbation`: how the pixels were computed.
+    package let precision: String
+    /// Deep views only (null otherwise): the table of bilinear approximations on or off.
+    @OrNull package var bla: Bool?
+    /// The serial parts of a deep render, before any pixel: the reference orbit in MPFR and the table.
+    @OrNull package var orbitSeconds: Double?
+    @OrNull package var orbitSteps: Int?
+    @OrNull package var precisionBits: Int?
+    @OrNull package var extendedExponent: Bool?
+    @OrNull package var tableSeconds: Double?
+    /// The wall time less the serial parts.
+    @OrNull package var pixelSeconds: Double?
+    /// The serial parts' share of the wall time, and what it leaves two workers (Amdahl's law).
+    @OrNull package var serialShare: Double?
+    @OrNull package var twoWorkerBound: Double?
+
+    package init(_ summary: RenderSummary) {
+        let (facts, report, behaviour) = (summary.facts, summary.report, summary.behaviour)
+        let job = facts.job
+        var viewport: Viewport?
+        if case .view(let view) = job.region { viewport = view }
+        strategy = facts.strategy
+        width = job.size.width
+        height = job.size.height
+        iterations = job.iterations
+        workers = facts.workers
+        workersRequested = facts.workersRequested
+        split = job.split.rawValue
+        tile = job.tileSize.description
+        color = job.colorScheme.rawValue
+        kernel = job.kernel.rawValue
+        region = job.isBenchmarksGame ? Preset.benchmarksGame.rawValue : "view"
+        center = viewport.map { [$0.centerReal, $0.centerImaginary] }
+        zoom = viewport.flatMap { ViewText.zoomNumber(of: job, $0) }
+        centerText = viewport.map { ViewText.center(of: job, $0) }
+        zoomText = viewport.map { ViewText.zoom(of: job, $0) }
+        julia = job.julia.map { [$0.real, $0.imaginary] }
+        supersample = job.supersampling
+        wallSeconds = report.wallSeconds
+        cpuSeconds = report.cpu.total
+        userSeconds = report.cpu.user
+        systemSeconds = report.cpu.system
+        totalIterations = report.totalIterations
+        megapixelsPerSecond = summary.megapixelsPerSecond?.finiteOrNil
+        iterationsPerSecond = summary.iterationsPerSecond.finiteOrNil
+        threadsUsed = report.threadsUsed
+        workerBusySeconds = report.workerBusySeconds
+        imbalance = report.imbalance.finiteOrNil
+        format = facts.format.rawValue
+        writeSeconds = summary.writeSeconds
+        let wrote = behaviour.cancel == nil
+        output = wrote ? facts.output : nil
+        checksum = wrote ? NumberFormat.checksum(summary.checksum) : nil
+        bandRows = facts.bandRows
+        bands = facts.bandCount
+        peakResidentBytes = summary.peakResidentBytes
+        precisionLimitZoom = facts.precisionLimit
+        mainQueue = behaviour.mainQueue.map(StrategyBehaviour.MainQueue.init)
+        peakThreads = behaviour.samples?.peakThreads
+        cancelled = behaviour.cancel != nil
+        cancelRequestedSeconds = report.cancelRequestedSeconds
+        cancelLatency = behaviour.cancel?.latencySeconds
+        tilesAfterCancel = behaviour.cancel?.tilesStartedAfter
+        cpuAfterCancel = behaviour.cancel?.cpuAfterSeconds
+        threadsRunningAfterCancel = behaviour.cancel?.threadsRunningAfter
+        order = facts.order.rawValue
+        part = facts.part.map { [$0.index, $0.count] }
+        pictureHeight = facts.part?.pictureSize.height ?? job.size.height
+        firstPictureSeconds = report.firstPictureSeconds
+        centreDoneSeconds = report.centreDoneSeconds
+        merge = report.merge?.sharing.merge.rawValue
+        mergeBatch = report.merge?.sharing.batch
+        mergeBatches = report.merge?.batches
+        mergeSeconds = report.merge?.mergeSeconds
+        mergeWaitSeconds = report.merge?.waitSeconds
+        helperCrashes = report.helperCrashes
+        workRetried = report.workRetried
+        precision = job.deep == nil ? PrecisionMode.double.rawValue : PrecisionMode.perturbation.rawValue
+        bla = job.deep?.usesTable
+        if let phases = report.deepPhases {
+            let share = DeepText.serialShare(phases, wallSeconds: report.wallSeconds)
+            orbitSeconds = phases.orbitSeconds
+            orbitSteps = phases.orbitLength
+            precisionBits = phases.precisionBits
+            extendedExponent = phases.extendedExponent
+            tableSeconds = phases.tableSeconds
+            pixelSeconds = max(0, report.wallSeconds - phases.orbitSeconds - phases.tableSeconds)
+            serialShare = share
+            twoWorkerBound = DeepText.amdahlBound(serialShare: share, workers: 2)
+        }
+    }
+}

@@ -1,0 +1,211 @@
+package import Dispatch
+import ImageFiles
+import MandelOptions
+package import MandelbrotCore
+import Platform
+import Synchronization
+
+/// Turns every signal that would end the process into a clean stop: the work is
+/// cancelled, no file is left behind, and the process exits with 128 + the signal.
+///
+/// Every signal whose default action ends the process, and that can be caught, stops at
+/// once: SIGINT, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU (`ulimit -t`),
+/// SIGVTALRM, SIGPROF, SIGSTKFLT, SIGPWR, SIGSYS and the real-time signals. SIGTERM
+/// is a polite request, like the book's app asked to move to the background:
+/// the work in flight may finish within a grace period and be written; if the
+/// grace runs out, it is cancelled cleanly. A signal the process inherited as
+/// ignored (`nohup` ignores SIGHUP; a shell ignores SIGINT and SIGQUIT for
+/// background jobs; any parent may ignore any signal) stays ignored, whichever it is. SIGPIPE and SIGXFSZ are turned
+/// into write
+/// errors at startup (see ``ProcessStart``).
+///
+/// The signals are handled on a serial queue of their own, not the main queue,
+/// so they are seen even while the `serial` strategy keeps the main queue busy.
+/// If the process has not exited within a short deadline after a stop (a
+/// worker deep in a row, a write blocked on a full pipe), it exits anyway,
+/// after removing every temporary file.
+package final class SignalWatch: @unchecked Sendable {
+    // @unchecked: the signal sources are the only non-Sendable members; they are
+    // created in init and cancelled in stop(), and a dispatch source may be
+    // cancelled from any thread. The rest is atomic.
+
+    /// The signals that stop the work: every one whose default action ends the process,
+    /// except SIGKILL and SIGSTOP (which cannot be caught), SIGPIPE and SIGXFSZ (write errors,
+    /// see ``ProcessStart``) and the faults a bug raises (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
+    /// SIGABRT, SIGTRAP: the runtime's backtracer reports those).
+    package static let stoppingSignals =
+        [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF, SIGSTKFLT]
+        + [SIGPWR, SIGSYS] + Array(realTimeSignals)
+
+    /// SIGRTMIN…SIGRTMAX as this C library numbers them (it keeps the first two for itself).
+    package static var realTimeSignals: ClosedRange<Int32> { __libc_current_sigrtmin()...__libc_current_sigrtmax() }
+
+    /// The signals this watch handles: the stopping signals not inherited as ignored.
+    private var watched: [Int32] = []
+    /// How long the work gets to stop after a signal before the process exits regardless.
+    package static let exitDeadline: DispatchTimeInterval = .milliseconds(400)
+
+    /// The flag every render of this command watches.
+    package let cancellation = CancellationFlag()
+    /// What to say on standard error when the work finished within SIGTERM's grace, if more
+    /// than ``CommandRun/perform(grace:finishing:_:)``'s words (set on the main actor).
+    package var terminationNote: String?
+    private let queue = DispatchQueue(label: "mandel.signals")
+    private var sources: [any DispatchSourceRead] = []
+    private let stopSignal = Atomic<Int32>(0)
+    /// Files put in place on purpose before the run ended (a preview), which a stop leaves where they are.
+    private let placedEarly = Locked<[String]>([])
+    private let terminationRequested = Atomic<Bool>(false)
+
+    /// Starts watching; call before any output is opened.
+    ///
+    /// Each signal is caught by a C handler that writes its number into a pipe, which a
+    /// read source on the signal queue drains. Dispatch's own signal sources lost signals
+    /// under load: on Linux its handler blocks the signal in the thread that took it and
+    /// raises it again at that thread alone, where its signalfd never sees it, and its worker
+    /// threads leave SIGPROF and SIGSYS unblocked (seen: SIGPROF and SIGSYS lost, the render
+    /// run to its end). A pipe loses nothing: a byte written before the source is armed waits.
+    ///
+    /// - Parameter grace: Seconds the work may still take after SIGTERM.
+    package init(grace: Double) {
+        watched = Self.stoppingSignals.filter { !Self.isInheritedAsIgnored($0) }
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else {
+            // Descriptors were checked at the start; without a pipe the signals keep their defaults.
+            ProcessStart.writeError("warning: no pipe for the signal handlers; a signal now will not clean up")
+            watched = []
+            return
+        }
+        for end in ends {
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+        }
+        let readEnd = ends[0]
+        SignalPipe.writeEnd = ends[1]
+        let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: queue)
+        // The handler holds self, and self holds the source: stop() cancels it, which
+        // releases the handler and breaks the cycle.
+        source.setEventHandler {
+            var bytes = [UInt8](repeating: 0, count: 64)
+            let count = read(readEnd, &bytes, bytes.count)
+            for signalNumber in bytes.prefix(max(0, count)).map(Int32.init) {
+                if signalNumber != SIGTERM {
+                    self.stop(because: signalNumber)
+                } else if !self.terminationRequested.exchange(true, ordering: .relaxed) {
+                    self.queue.asyncAfter(deadline: .now() + grace) { self.stop(because: SIGTERM) }
+                }
+            }
+        }
+        source.resume()
+        sources.append(source)
+        for signalNumber in watched {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = forwardSignal
+            sigemptyset(&action.sa_mask)
+            // Interrupted system calls resume: the signal is handled on the queue, not where it landed.
+            action.sa_flags = SA_RESTART
+            sigaction(signalNumber, &action, nil)
+        }
+    }
+
+    /// Whether `signalNumber` is ignored now, that is, before the watch starts: as the process inherited it.
+    package static func isInheritedAsIgnored(_ signalNumber: Int32) -> Bool {
+        var current = sigaction()
+        sigaction(signalNumber, nil, &current)
+        // SIG_IGN is the handler address 1; handlers are C function pointers, not comparable in Swift.
+        return current.__sigaction_handler.sa_handler.map { unsafeBitCast($0, to: Int.self) } == 1
+    }
+
+    /// The signal that stopped the work, if one did.
+    package var stoppedBy: Int32? {
+        let signal = stopSignal.load(ordering: .relaxed)
+        return signal == 0 ? nil : signal
+    }
+
+    /// Whether SIGTERM arrived (the work may still be finishing within its grace).
+    package var wasAskedToTerminate: Bool { terminationRequested.load(ordering: .relaxed) }
+
+    /// Stops watching and restores the default actions.
+    package func stop() {
+        sources.forEach { $0.cancel() }
+        for signalNumber in watched {
+            signal(signalNumber, SIG_DFL)
+        }
+    }
+
+    private func stop(because signalNumber: Int32) {
+        guard stopSignal.compareExchange(expected: 0, desired: signalNumber, ordering: .relaxed).exchanged else {
+            return
+        }
+        cancellation.cancel()
+        queue.asyncAfter(deadline: .now() + Self.exitDeadline) {
+            // Still here: the normal clean-up is stuck. Remove what it would have removed, and go.
+            let erase = Terminal.standardErrorIsTerminal ? "\r\u{1B}[K" : ""
+            ProcessStart.writeError(
+                erase.isEmpty ? self.stopMessage : erase + "mandel: " + self.stopMessage)
+            TemporaryFiles.removeAll()
+            ProcessStart.exit(128 + signalNumber)
+        }
+    }
+
+    /// The one line printed when a signal stops the work.
+    package static func describe(_ signalNumber: Int32, placedEarly: [String] = []) -> String {
+        let name =
+            switch signalNumber {
+            case SIGINT: "interrupted"
+            case SIGTERM: "terminated: the grace period ran out"
+            case SIGHUP: "hung up (SIGHUP)"
+            case SIGQUIT: "quit (SIGQUIT)"
+            case SIGALRM: "stopped by SIGALRM"
+            case SIGUSR1: "stopped by SIGUSR1"
+            case SIGUSR2: "stopped by SIGUSR2"
+            case SIGXCPU: "stopped by SIGXCPU: the CPU time limit ('ulimit -t') ran out"
+            case SIGVTALRM: "stopped by SIGVTALRM"
+            case SIGPROF: "stopped by SIGPROF"
+            case SIGSTKFLT: "stopped by SIGSTKFLT"
+            case SIGPWR: "stopped by SIGPWR"
+            case SIGSYS: "stopped by SIGSYS"
+            case realTimeSignals: "stopped by SIGRTMIN+\(signalNumber - realTimeSignals.lowerBound)"
+            default: "stopped by signal \(signalNumber)"
+            }
+        guard !placedEarly.isEmpty else { return name + "; the work was cancelled and no file was left" }
+        return name + "; the work was cancelled, and only "
+            + placedEarly.map(Display.path).joined(separator: ", ") + " was left (put in place when it was ready)"
+    }
+
+    /// Notes a file put in place before the run's end, for the stop message.
+    package func placedEarly(_ path: String) { placedEarly.withLock { $0.append(path) } }
+
+    /// The clause a failure's line ends with when a file was put in place before it (a
+    /// preview, which stays): empty when none was.
+    package var placedEarlyClause: String {
+        let placed = placedEarly.withLock { $0 }
+        guard !placed.isEmpty else { return "" }
+        return "; only " + placed.map(Display.path).joined(separator: ", ")
+            + " was written (put in place when it was ready)"
+    }
+
+    /// Whether `path` was put in place before the run's other outputs (a preview).
+    package func wasPlacedEarly(_ path: String) -> Bool { placedEarly.withLock { $0.contains(path) } }
+
+    /// The line for the current stop.
+    package var stopMessage: String {
+        Self.describe(stopSignal.load(ordering: .relaxed), placedEarly: placedEarly.withLock { $0 })
+    }
+
+    /// The exit status for the current stop: 128 + the signal.
+    package var exitStatus: Int32 { 128 + stopSignal.load(ordering: .relaxed) }
+}
+
+/// The write end of the signal pipe, which the C handler reads: set before any handler is installed.
+private enum SignalPipe {
+    nonisolated(unsafe) static var writeEnd: Int32 = -1
+}
+
+/// The signal handler: writes the signal's number into the pipe, nothing else (async-signal-safe).
+private func forwardSignal(_ signalNumber: Int32) {
+    let saved = errno
+    var byte = UInt8(truncatingIfNeeded: signalNumber)
+    _ = write(SignalPipe.writeEnd, &byte, 1)
+    errno = saved
+}
