@@ -61,6 +61,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        // The explorer's HTTP server; no default traits (swift-configuration, full Foundation), which it does not need.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // MARK: - What differs between operating systems: clocks, processor time, /proc, limits
@@ -140,12 +145,29 @@ let package = Package(
                 swiftSettings: sharedSwiftSettings
             ),
 
+            // MARK: - The explorer: `mandel serve`, tiles of one view rendered by the chosen strategy, and its page
+            .target(
+                name: "MandelServer",
+                dependencies: [
+                    "RenderModel", "MandelOptions", "MandelbrotCore", "StrategyCatalog", "ImageFiles", "Comparison",
+                    "Platform", "ProcessDriver",
+                    .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                    .product(name: "Hummingbird", package: "hummingbird"),
+                    .product(name: "HTTPTypes", package: "swift-http-types"),
+                    .product(name: "Logging", package: "swift-log"),
+                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                    .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                ],
+                resources: [.copy("Page")],
+                swiftSettings: sharedSwiftSettings
+            ),
+
             // MARK: - The command line: parsing the commands and printing what they report
             .executableTarget(
                 name: "mandel",
                 dependencies: [
-                    "MandelOptions", "RenderModel", "MandelbrotCore", "StrategyCatalog", "ImageFiles", "Comparison",
-                    "WorkVisuals", "Platform", "Probes", "ProcessDriver",
+                    "MandelOptions", "RenderModel", "MandelServer", "MandelbrotCore", "StrategyCatalog", "ImageFiles",
+                    "Comparison", "WorkVisuals", "Platform", "Probes", "ProcessDriver",
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 ],
                 swiftSettings: sharedSwiftSettings
@@ -194,6 +216,14 @@ let package = Package(
             .testTarget(
                 name: "ImageFilesTests",
                 dependencies: ["ImageFiles"],
+                swiftSettings: sharedSwiftSettings
+            ),
+            .testTarget(
+                name: "MandelServerTests",
+                dependencies: [
+                    "MandelServer", "MandelOptions", "RenderModel", "MandelbrotCore", "ImageFiles", "Deadline",
+                    .product(name: "HummingbirdTesting", package: "hummingbird"),
+                ],
                 swiftSettings: sharedSwiftSettings
             ),
             .testTarget(

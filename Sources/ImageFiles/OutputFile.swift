@@ -85,6 +85,7 @@ public final class OutputFile {
             destination = path
             temporaryPath = nil
             folder = nil
+            memory = nil
             return
         }
         guard !path.isEmpty else { throw .cannotCreate(path: path, reason: "the name is empty") }
@@ -109,6 +110,7 @@ public final class OutputFile {
                 stream = try Self.openInPlace(path: path, target: target, isFIFO: status.st_mode & S_IFMT == S_IFIFO)
                 temporaryPath = nil
                 folder = nil
+                memory = nil
                 return
             case S_IFBLK:
                 throw .cannotCreate(path: path, reason: "it is a block device; give a file name")
@@ -122,7 +124,54 @@ public final class OutputFile {
             in: folder, for: name, path: path, replacing: status, exists: exists)
         self.stream = stream
         temporaryPath = temporary
+        memory = nil
         TemporaryFiles.register(temporary)
+    }
+
+    /// Where a file in memory keeps its bytes (``init(inMemoryNamed:)``); nil for any other.
+    private let memory: MemoryBuffer?
+
+    /// The bytes of a file in memory, grown by the C library as it is written.
+    private final class MemoryBuffer {
+        let start = UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>.allocate(capacity: 1)
+        let count = UnsafeMutablePointer<Int>.allocate(capacity: 1)
+
+        init() {
+            start.initialize(to: nil)
+            count.initialize(to: 0)
+        }
+
+        deinit {
+            free(start.pointee)
+            start.deallocate()
+            count.deallocate()
+        }
+    }
+
+    /// A file in memory, for bytes that go elsewhere than a path (a server's response): written as
+    /// a stream, and read back with ``bytes`` once closed. `name` is what messages call it.
+    ///
+    /// - Throws: ``ImageFileError/outOfResources(path:reason:)`` if the C library cannot open it.
+    public init(inMemoryNamed name: String) throws(ImageFileError) {
+        let buffer = MemoryBuffer()
+        guard let stream = open_memstream(buffer.start, buffer.count) else {
+            throw .outOfResources(path: name, reason: "no memory for the file")
+        }
+        self.path = name
+        destination = name
+        self.stream = stream
+        temporaryPath = nil
+        folder = nil
+        memory = buffer
+    }
+
+    /// What was written to a file in memory, once ``flushAndClose()`` has returned; nil for a
+    /// file on a path, or one still open.
+    public var bytes: [UInt8]? {
+        guard let memory, !isOpen, let start = memory.start.pointee else { return nil }
+        return start.withMemoryRebound(to: UInt8.self, capacity: memory.count.pointee) {
+            Array(UnsafeBufferPointer(start: $0, count: memory.count.pointee))
+        }
     }
 
     deinit { discard() }

@@ -39,6 +39,16 @@ package struct BatchOptions: ParsableArguments {
         transform: { try ValueParsing.real($0) })
     package var zoomTo: Double?
 
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "Render only this window of the picture: W×H pixels from pixel (X, Y) of its grid, which goes on past its "
+                + "edges (X and Y may be negative or beyond the size); each pixel is the one the picture has or "
+                + "would have there, the same bytes (what 'mandel serve' sends as tiles).",
+            valueName: "X,Y,W,H"),
+        transform: { try ValueParsing.window($0) })
+    package var window: PixelWindow?
+
     /// Part K of N, from `--part` and `--parts` (and the environment for `auto`); nil without `--part`.
     package func partSelection() throws -> (index: Int, count: Int)? {
         guard let part else { return nil }
@@ -52,6 +62,21 @@ package struct BatchOptions: ParsableArguments {
         let format = view.colorScheme.pixelFormat(supersampling: view.samplesPerAxis)
         return SliceGrid(
             height: view.size.height, bytesPerRow: format.bytesPerRow(width: view.size.width))
+    }
+
+    /// Refuses what a window cannot be: a window of a part, of the fixed preset, or with a colouring
+    /// that needs the whole picture.
+    package func validateWindow(view: ViewOptions) throws {
+        guard window != nil else { return }
+        if part != nil { throw ValidationError("--window and --part each render some of a picture; give one") }
+        if let preset = view.preset {
+            throw ValidationError("--window takes pixels of a view; the \(preset.rawValue) preset has a fixed region")
+        }
+        if view.colorScheme == .histogram {
+            throw ValidationError(
+                "--color histogram spreads the palette over the whole picture's escape values, which no window sees "
+                    + "alone; use --color smooth, gray or bw with --window")
+        }
     }
 
     /// Refuses up front what a part cannot be: everything else one machine renders works in parts.

@@ -92,6 +92,20 @@ package enum ValueParsing {
         return PixelSize(width: width, height: height)
     }
 
+    /// `X,Y,W,H`: a window of a picture's pixel grid, W×H pixels from pixel (X, Y), which may lie
+    /// outside the picture (the grid goes on past its edges); |X|, |Y| and the sides at most `maximum`.
+    static func window(_ text: some StringProtocol, maximum: Int = Limits.maximumSide) throws -> PixelWindow {
+        let parts = String(text).split(separator: ",", omittingEmptySubsequences: false)
+        guard parts.count == 4, let values = try? parts.map({ try integer($0) }) else {
+            throw Refusal(description: "give X,Y,W,H with whole numbers, such as 512,256,256,256")
+        }
+        guard values[0...1].allSatisfy({ abs($0) <= maximum }), values[2...3].allSatisfy({ (1...maximum).contains($0) })
+        else {
+            throw Refusal(description: "X and Y must be from -\(maximum) to \(maximum), W and H from 1 to \(maximum)")
+        }
+        return PixelWindow(x: values[0], y: values[1], width: values[2], height: values[3])
+    }
+
     /// `re,im`: two decimal numbers.
     package static func complex(_ text: some StringProtocol) throws -> ComplexValue {
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
@@ -150,6 +164,21 @@ package struct ComplexValue: Hashable {
     }
 
     package var isFinite: Bool { real.isFinite && imaginary.isFinite }
+}
+
+/// A window of a picture's pixel grid: `--window X,Y,W,H`.
+package struct PixelWindow: Hashable, CustomStringConvertible {
+    package var x: Int
+    package var y: Int
+    package var width: Int
+    package var height: Int
+
+    package init(x: Int, y: Int, width: Int, height: Int) {
+        (self.x, self.y, self.width, self.height) = (x, y, width, height)
+    }
+
+    /// `X,Y,W,H`, as the option takes it.
+    package var description: String { "\(x),\(y),\(width),\(height)" }
 }
 
 /// A decimal number as typed, and the nearest `Double` (infinite or zero beyond its range).

@@ -68,7 +68,8 @@ public enum PrecisionMode: String, CaseIterable, Sendable {
     case perturbation
 }
 
-/// How long the serial parts of a deep render took, and what they made.
+/// How long the serial parts of a deep render took, and what they made: no time at all for a
+/// render that took a reference computed before (``DeepReferenceStore``).
 public struct DeepPhases: Sendable, Hashable {
     /// Seconds to compute the reference orbit in MPFR.
     public let orbitSeconds: Double
@@ -80,4 +81,11 @@ public struct DeepPhases: Sendable, Hashable {
     public let precisionBits: Int
     /// Whether the deltas needed the extended exponent.
     public let extendedExponent: Bool
+
+    /// The same orbit and table, taken as they were: no time spent on them.
+    public var reused: DeepPhases {
+        DeepPhases(
+            orbitSeconds: 0, tableSeconds: 0, orbitLength: orbitLength, precisionBits: precisionBits,
+            extendedExponent: extendedExponent)
+    }
 }

@@ -236,7 +236,8 @@ public final class PictureRender: Sendable {
     public func run(
         _ strategy: any RenderStrategy, sink: (any BandSink)? = nil, settings: RunSettings = RunSettings(),
         cancellation runCancellation: CancellationFlag? = nil, onTileFinished: (@Sendable () -> Void)? = nil,
-        onPreview: (@MainActor @Sendable (Double) -> Void)? = nil, plannedStop: (any PlannedStop)? = nil
+        onPreview: (@MainActor @Sendable (Double) -> Void)? = nil, plannedStop: (any PlannedStop)? = nil,
+        references: DeepReferenceStore? = nil
     ) async throws -> RenderReport {
         // A run may have a flag of its own (a planned cancel of one run among many); ``cancellation`` otherwise.
         let cancellation = runCancellation ?? self.cancellation
@@ -259,6 +260,8 @@ public final class PictureRender: Sendable {
         let histogram =
             job.colorScheme == .histogram ? EscapeHistogram(limit: job.kernelLimit, sharing: settings.sharing) : nil
         var deepReference: DeepReference?
+        // A reference taken from `references` cost this render no serial time.
+        var reusedReference = false
         let run = RenderWork.RunContext(
             settings: settings, cancellation: cancellation, registry: WorkerRegistry(), ranking: ranking,
             waitsAsynchronously: settings.tileWait.mode == .async && strategy.asynchronousWait != nil,
@@ -281,14 +284,28 @@ public final class PictureRender: Sendable {
                 previewTiles: previewRecords,
                 centreDoneSeconds: plan.bandCount == 1
                     ? RenderReport.centreDone(records[.coloring] ?? [], size: job.size) : nil, recovery: run.recovery,
-                deepPhases: deepReference?.reportedPhases)
+                deepPhases: reusedReference ? deepReference?.reportedPhases.reused : deepReference?.reportedPhases)
         }
 
         // A deep view's serial part: the reference orbit (its table built beside it), before any pixel.
         if let deep = job.deep, let serialProgress {
-            deepReference = try DeepReference(
-                view: deep, grid: grid, limit: job.kernelLimit, cancellation: cancellation,
-                progress: serialProgress, buildsTable: !strategy.workersBuildTheTable)
+            let reach = job.deepReach
+            let buildsTable = !strategy.workersBuildTheTable
+            func make() throws(RenderFailure) -> DeepReference? {
+                try DeepReference(
+                    view: deep, reach: reach, limit: job.kernelLimit, cancellation: cancellation,
+                    progress: serialProgress, buildsTable: buildsTable)
+            }
+            if let references {
+                let key = DeepReferenceStore.Key(
+                    view: deep, bits: deep.precisionBits(for: reach.pictureSamples),
+                    farthestOffset: reach.farthestOffset.bitPattern, limit: job.kernelLimit, buildsTable: buildsTable)
+                let found = try references.reference(for: key, make: make)
+                deepReference = found?.reference
+                reusedReference = found?.wasKept ?? false
+            } else {
+                deepReference = try make()
+            }
             if deepReference == nil {
                 end = MonotonicClock.nanoseconds()
                 endProcessorTime = ProcessorClock.nanoseconds()

@@ -38,15 +38,25 @@ public struct RenderJob: Sendable {
     public var supersampling: Int {
         didSet { Self.check(supersampling: supersampling) }
     }
-    /// The rows of a larger picture this job renders (see ``rows(_:)``), or nil for a whole picture.
-    public private(set) var window: RowWindow?
+    /// The pixels of a larger picture this job renders (see ``rows(_:)`` and ``window(x:y:size:)``),
+    /// or nil for a whole picture.
+    public private(set) var window: Window?
 
-    /// Some rows of a picture: which, and how tall the whole picture is.
-    public struct RowWindow: Sendable, Equatable {
-        /// The whole picture's height: where its view's rows lie.
-        public let pictureHeight: Int
-        /// The picture's row that is this job's row 0.
+    /// A window of a picture's pixel grid: which pixels, and how large the whole picture is.
+    ///
+    /// The grid continues past the picture's edges by the same convention (see ``Viewport``),
+    /// so a window may lie partly or wholly outside the picture: what `mandel serve`'s tiles
+    /// are, windows of one picture that the user pans across.
+    public struct Window: Sendable, Equatable {
+        /// The whole picture's size: where its view's pixels lie.
+        public let pictureSize: ImageSize
+        /// The picture's column that is this job's column 0 (negative left of the picture).
+        public let firstColumn: Int
+        /// The picture's row that is this job's row 0 (negative above the picture).
         public let firstRow: Int
+
+        /// The whole picture's height.
+        public var pictureHeight: Int { pictureSize.height }
     }
     /// A view past `Double`'s precision, rendered by perturbation; nil renders ``region`` with `Double`s.
     /// ``region`` then holds the view rounded to `Double`s, for reports only.
@@ -111,14 +121,38 @@ public struct RenderJob: Sendable {
     /// a picture rendered on several machines). Traps unless the range is non-empty and
     /// inside the picture, and on a job that is already a window.
     public func rows(_ rows: Range<Int>) -> RenderJob {
-        precondition(window == nil, "a window of a window")
         precondition(
             !rows.isEmpty && rows.lowerBound >= 0 && rows.upperBound <= size.height, "rows outside the picture")
+        return windowed(x: 0, y: rows.lowerBound, size: ImageSize(width: size.width, height: rows.count))
+    }
+
+    /// The job that renders the `size` pixels from pixel (`x`, `y`) of this job's picture's
+    /// grid, which continues past the picture's edges: each of its pixels is the picture's
+    /// pixel (or the one the picture would have there), the same bytes. Only the picture's
+    /// view and size decide a pixel: a deep view's reference orbit is the whole picture's
+    /// (its precision and the deltas its table allows for), reaching out by powers of two
+    /// to a window beyond the picture (see ``deepReach``). Traps on a job that is already a
+    /// window, on the Benchmarks Game's region, and where a sample's column or row would
+    /// pass ±2^40.
+    public func window(x: Int, y: Int, size windowSize: ImageSize) -> RenderJob {
+        precondition(!isBenchmarksGame, "the Benchmarks Game's region has no pixels outside it")
+        return windowed(x: x, y: y, size: windowSize)
+    }
+
+    private func windowed(x: Int, y: Int, size windowSize: ImageSize) -> RenderJob {
+        precondition(window == nil, "a window of a window")
+        let reach = 1 << 40
+        precondition(
+            abs(x) < reach && abs(y) < reach && windowSize.width < reach && windowSize.height < reach,
+            "a window beyond 2^40 pixels")
         var part = self
-        part.window = RowWindow(pictureHeight: size.height, firstRow: rows.lowerBound)
-        part.size = ImageSize(width: size.width, height: rows.count)
+        part.window = Window(pictureSize: size, firstColumn: x, firstRow: y)
+        part.size = windowSize
         return part
     }
+
+    /// The whole picture's size: the window's picture, or this job's own.
+    public var pictureSize: ImageSize { window?.pictureSize ?? size }
 
     /// How the job's pixels are stored.
     public var pixelFormat: PixelFormat { colorScheme.pixelFormat(supersampling: supersampling) }
@@ -131,18 +165,42 @@ public struct RenderJob: Sendable {
     /// A deep view's grid holds each sample's offset from the centre at zoom 1 (the deltas
     /// times the zoom), which the same expressions compute exactly as for a shallow view.
     func makeSampleGrid() -> SampleGrid {
-        let height = window?.pictureHeight ?? size.height
-        let grid =
-            switch region {
-            case .view(let viewport):
-                // A deep view's grid: the same expressions around 0 at zoom 1.
-                SampleGrid(
-                    size: ImageSize(width: size.width * supersampling, height: height * supersampling),
-                    viewport: deep == nil ? viewport : Viewport(centerReal: 0, centerImaginary: 0, zoom: 1))
-            case .benchmarksGame: SampleGrid(benchmarksGameSide: size.width)
-            }
-        guard let window else { return grid }
-        return grid.rows(from: window.firstRow * supersampling, count: size.height * supersampling)
+        let k = supersampling
+        let picture = ImageSize(width: pictureSize.width * k, height: pictureSize.height * k)
+        switch region {
+        case .view(let viewport):
+            // A deep view's grid: the same expressions around 0 at zoom 1.
+            return SampleGrid(
+                size: ImageSize(width: size.width * k, height: size.height * k),
+                of: picture, from: (window?.firstColumn ?? 0) * k, (window?.firstRow ?? 0) * k,
+                viewport: deep == nil ? viewport : Viewport(centerReal: 0, centerImaginary: 0, zoom: 1))
+        case .benchmarksGame:
+            let grid = SampleGrid(benchmarksGameSide: size.width)
+            guard let window else { return grid }
+            return grid.rows(from: window.firstRow, count: size.height)
+        }
+    }
+
+    /// What a deep view's reference orbit is computed for: the whole picture's sample grid
+    /// (its precision comes from the picture's size, never a window's), and the farthest
+    /// sample from the centre that its table must allow for, in zoom-1 units: the picture's
+    /// farthest corner, doubled until it reaches the window's where a window goes beyond.
+    ///
+    /// So every window of a picture takes the same reference as the whole picture, and the
+    /// same pixels; windows beyond it share one reference per power of two.
+    public var deepReach: (pictureSamples: ImageSize, farthestOffset: Double) {
+        let k = supersampling
+        let picture = ImageSize(width: pictureSize.width * k, height: pictureSize.height * k)
+        let unit = Viewport(centerReal: 0, centerImaginary: 0, zoom: 1)
+        let whole = SampleGrid.farthestSample(of: picture, from: 0, 0, size: picture, viewport: unit)
+        guard let window else { return (picture, whole) }
+        let own = SampleGrid.farthestSample(
+            of: picture, from: window.firstColumn * k, window.firstRow * k,
+            size: ImageSize(width: size.width * k, height: size.height * k), viewport: unit)
+        // A picture of one sample has its only one at the centre: the window's own reach then.
+        var reach = whole > 0 ? whole : own
+        while reach < own { reach *= 2 }
+        return (picture, reach)
     }
 }
 

@@ -1,3 +1,5 @@
+import Platform
+
 /// The point of the complex plane that each pixel samples.
 ///
 /// Every kernel reads its coordinates from here, so every kernel, tile, band
@@ -52,15 +54,48 @@ public struct SampleGrid: Sendable {
 
     /// The grid of a centred view, sampling pixel centres (see ``Viewport``).
     public init(size: ImageSize, viewport: Viewport) {
-        let spacing = viewport.pixelSpacing(for: size)
-        let halfWidth = Double(size.width) / 2
+        self.init(size: size, of: size, from: 0, 0, viewport: viewport)
+    }
+
+    /// The `size` samples from sample (`column`, `row`) of the grid of a `picture` at `viewport`,
+    /// which continues past the picture's edges: the same `Double`s as the picture's own grid
+    /// where the two meet (see the note below).
+    ///
+    /// Column `column + x` of the picture is `cx + (column + x + 0.5 − W/2)·s`; this grid
+    /// computes it as `cx + (x + 0.5 − (W/2 − column))·s`. Both brackets are sums of whole
+    /// numbers and halves below 2^52, exact in a `Double`, so they are the same number, and
+    /// so is every sample. The rows likewise.
+    init(size: ImageSize, of picture: ImageSize, from column: Int, _ row: Int, viewport: Viewport) {
+        let spacing = viewport.pixelSpacing(for: picture)
+        let halfWidth = Double(picture.width) / 2 - Double(column)
         self.size = size
         self.realParts = (0..<size.width).map { x in
             Self.realPart(column: x, center: viewport.centerReal, halfWidth: halfWidth, spacing: spacing)
         }
         self.imaginaryParts = ImaginaryParts(
-            formula: .view(center: viewport.centerImaginary, halfHeight: Double(size.height) / 2, spacing: spacing),
+            formula: .view(
+                center: viewport.centerImaginary, halfHeight: Double(picture.height) / 2 - Double(row),
+                spacing: spacing),
             endIndex: size.height)
+    }
+
+    /// The distance from the centre of the farthest of the `size` samples from (`column`, `row`)
+    /// of a `picture`'s grid at `viewport`: `hypot` of the largest real and imaginary offsets,
+    /// which lie on the window's edges.
+    static func farthestSample(
+        of picture: ImageSize, from column: Int, _ row: Int, size: ImageSize, viewport: Viewport
+    ) -> Double {
+        let spacing = viewport.pixelSpacing(for: picture)
+        let halfWidth = Double(picture.width) / 2 - Double(column)
+        let halfHeight = Double(picture.height) / 2 - Double(row)
+        func real(_ x: Int) -> Double {
+            abs(realPart(column: x, center: viewport.centerReal, halfWidth: halfWidth, spacing: spacing))
+        }
+        func imaginary(_ y: Int) -> Double {
+            abs(imaginaryPart(row: y, center: viewport.centerImaginary, halfHeight: halfHeight, spacing: spacing))
+        }
+        return hypot(
+            max(real(0), real(size.width - 1)), max(imaginary(0), imaginary(size.height - 1)))
     }
 
     /// The grid of the Benchmarks Game "mandelbrot" task: N×N pixels sampling

@@ -140,6 +140,19 @@ package final class ChildProcess: @unchecked Sendable {
         return .complete
     }
 
+    /// The processor time the child has used so far, over all its threads, read from `/proc`
+    /// while it runs (in clock ticks, 10 ms each); nil once it is reaped or unreadable.
+    package var processorTimeSoFar: CPUTime? {
+        guard status == nil, let text = SystemFile.text("/proc/\(pid)/stat"),
+            let close = text.lastIndex(of: ")")
+        else { return nil }
+        // After the command's name in parentheses: state (field 3), …, utime (14), stime (15).
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return CPUTime(user: user / ticks, system: system / ticks)
+    }
+
     /// Closes the child's standard input: a child that reads it sees the end and leaves.
     package func closeInput() {
         if input >= 0 {

@@ -92,6 +92,9 @@ final class HelperConnection {
     /// The processor time the helper used, once ``kill()`` or ``finish(graceNanoseconds:)`` has reaped it.
     var processorTime: CPUTime { child.processorTime ?? .zero }
 
+    /// The processor time the helper has used so far, while it runs; nil once it is reaped.
+    var processorTimeSoFar: CPUTime? { child.processorTimeSoFar }
+
     /// Asks for tile `index`, whose pixels are `rect`.
     func request(_ index: Int, _ rect: PixelRect) throws(Breakdown) {
         try send(HelperFrame.tileRequest(index, rect))

@@ -1,4 +1,5 @@
 import MandelbrotCore
+import Platform
 
 /// A slot of the process strategy: its thread keeps a helper, and replaces it when it breaks down.
 extension ProcessStrategy {
@@ -31,15 +32,21 @@ extension ProcessStrategy {
             var asked: [Int] = []
             let helper: HelperConnection
             do {
-                helper = try HelperConnection(
-                    executable: pass.executable, slot: slot, generation: generation,
-                    deadlineNanoseconds: deadlineNanoseconds)
+                helper =
+                    try pass.pool?.take(
+                        executable: pass.executable, slot: slot, generation: generation,
+                        deadlineNanoseconds: deadlineNanoseconds)
+                    ?? HelperConnection(
+                        executable: pass.executable, slot: slot, generation: generation,
+                        deadlineNanoseconds: deadlineNanoseconds)
             } catch {
                 // The program cannot be started at all: no use trying again.
                 work.reportFailure(.helpersFailed("helper \(slot): \(error)"))
                 return
             }
             pass.adopt(helper, slot: slot)
+            // A kept helper has worked before: this pass counts only what it uses from here.
+            let processorTimeBefore = helper.processorTimeSoFar ?? .zero
             do {
                 let tableSeconds = try helper.handshake(recipe: pass.recipe, startupNanoseconds: startupNanoseconds)
                 pass.recordTable(seconds: tableSeconds)
@@ -70,6 +77,18 @@ extension ProcessStrategy {
                     deathsInARow = 0
                     if !kept { break }
                 }
+                if let pool = pass.pool {
+                    // The tiles still asked for come anyway: read and thrown away, so that the helper
+                    // goes back to the pool with nothing owed (a cancel is then no more than them).
+                    for tile in asked {
+                        _ = try helper.awaitTile(tile, resultBytes: recipe.resultBytes(for: work.rect(ofTile: tile)))
+                    }
+                    pass.release(slot: slot)
+                    work.recordHelperProcessorTime(
+                        (helper.processorTimeSoFar ?? processorTimeBefore).since(processorTimeBefore))
+                    pool.give(helper)
+                    return
+                }
                 pass.release(slot: slot)
                 if pass.isStopped {
                     _ = helper.kill()
@@ -81,7 +100,7 @@ extension ProcessStrategy {
             } catch {
                 pass.release(slot: slot)
                 let ending = helper.kill()
-                work.recordHelperProcessorTime(helper.processorTime)
+                work.recordHelperProcessorTime(helper.processorTime.since(processorTimeBefore))
                 if pass.isStopped { return }
                 retry = asked + retry
                 guard

@@ -29,7 +29,14 @@ public struct ProcessStrategy: RenderStrategy {
     /// loaded machine can take far longer than a tile's deadline.
     static let startupNanoseconds: UInt64 = 30_000_000_000
 
-    public init() {}
+    /// Where helpers wait between renders; nil starts each pass's helpers and ends them with it.
+    let pool: HelperPool?
+
+    /// The strategy; with `pool`, each pass takes its helpers from it and gives them back (a
+    /// server's renders), and a cancel stops feeding them instead of killing them.
+    public init(keeping pool: HelperPool? = nil) {
+        self.pool = pool
+    }
 
     /// Yes: each helper builds a deep view's table from the orbit its recipe carries.
     public var workersBuildTheTable: Bool { true }
@@ -45,7 +52,12 @@ public struct ProcessStrategy: RenderStrategy {
     public func threadsStarted(for plan: WorkPlan) -> Int { plan.workerCount }
 
     public var nativeCancellation: NativeCancellation {
-        .stopsWorkers(
+        guard pool == nil else {
+            return .stopsWorkers(
+                "no more tiles to any helper: each finishes the tile it has (at most two asked ahead), which is thrown "
+                    + "away, and goes back to the pool")
+        }
+        return .stopsWorkers(
             "SIGKILL to every helper: a tile under way in another process stops at once, and its thread stops waiting")
     }
 
@@ -81,8 +93,8 @@ public struct ProcessStrategy: RenderStrategy {
     /// finish calls `completion` on the main queue.
     private func start(_ work: RenderWork, completion: @escaping @Sendable () -> Void) {
         let recipe = work.tileRecipe
-        let pass = SharedPass(work: work, recipe: recipe.encoded, executable: Self.helperExecutable)
-        // The mechanism's own cancel: SIGKILL to every helper.
+        let pass = SharedPass(work: work, recipe: recipe.encoded, executable: Self.helperExecutable, pool: pool)
+        // The mechanism's own cancel: SIGKILL to every helper; with a pool, no more tiles to them.
         work.onCancel { pass.stopAll() }
         let sources: [TileSource]
         switch work.submission {

@@ -14,10 +14,14 @@ final class SharedPass: Sendable {
     /// The longest any helper of the pass took to build a deep view's table from the orbit it received.
     private let longestTable = Locked<Double>(0)
 
-    init(work: RenderWork, recipe: [UInt8], executable: String) {
+    /// Where the pass's helpers come from and go back to; nil for helpers of this pass only.
+    let pool: HelperPool?
+
+    init(work: RenderWork, recipe: [UInt8], executable: String, pool: HelperPool? = nil) {
         self.work = work
         self.recipe = recipe
         self.executable = executable
+        self.pool = pool
     }
 
     /// Whether the pass was cancelled, by the flag or the mechanism's own cancel.
@@ -29,9 +33,11 @@ final class SharedPass: Sendable {
     /// The longest a helper of the pass took to build its table.
     var tableSeconds: Double { longestTable.withLock { $0 } }
 
-    /// Kills every helper: the native cancel.
+    /// The native cancel: kills every helper; with a pool, only stops feeding them (each slot
+    /// waits for what its helper was asked, throws it away and gives the helper back).
     func stopAll() {
         stopped.store(true, ordering: .relaxed)
+        guard pool == nil else { return }
         helpers.withLock { helpers in
             for pid in helpers.values { kill(pid, SIGKILL) }
         }
@@ -41,7 +47,7 @@ final class SharedPass: Sendable {
     func adopt(_ helper: HelperConnection, slot: Int) {
         helpers.withLock { helpers in
             helpers[slot] = helper.pid
-            if stopped.load(ordering: .relaxed) { kill(helper.pid, SIGKILL) }
+            if stopped.load(ordering: .relaxed) && pool == nil { kill(helper.pid, SIGKILL) }
         }
     }
 

@@ -33,6 +33,20 @@ package final class ImageStream {
                 part: part))
     }
 
+    /// The picture file of the render that `facts` describe, in `output`, as `outputs` ask for it:
+    /// the one place `render` and the server start a picture, so that both write the same bytes.
+    package convenience init(
+        of facts: RenderFacts, output: OutputFile, outputs: RenderOutputOptions
+    )
+        throws(ImageFileError)
+    {
+        let job = facts.job
+        try self.init(
+            output: output, format: outputs.format, compression: outputs.effectiveCompression,
+            size: facts.part?.pictureSize ?? job.size, pixelFormat: job.pixelFormat, texts: facts.textChunks,
+            workers: job.workers, part: facts.part.map { ($0.index, $0.count) })
+    }
+
     /// Rows worth handing over in one ``write(rows:count:)``: enough to keep a PNG's
     /// compressing threads busy; a PBM has nothing to share out.
     package var rowsPerWrite: Int { encoder.rowsPerWrite }

@@ -34,6 +34,9 @@ package struct RenderFacts {
 
     /// `part 3 of 7 of 1200x800, rows 343–457 (+9 for the dictionary): ` for a part, empty otherwise.
     package var partText: String {
+        if part == nil, let window = job.window {
+            return "window \(window.firstColumn),\(window.firstRow) of \(window.pictureSize): "
+        }
         guard let part, let window = job.window else { return "" }
         let grid = SliceGrid(
             height: part.pictureSize.height, bytesPerRow: job.pixelFormat.bytesPerRow(width: job.size.width))
@@ -58,9 +61,10 @@ package struct RenderFacts {
         self.format = format
         self.output = output
         if case .view(let viewport) = job.region {
-            // A part's pixels are spaced as its whole picture's.
-            let height = job.window?.pictureHeight ?? job.size.height
-            let grid = PixelSize(width: job.size.width * job.supersampling, height: height * job.supersampling)
+            // A part's or a window's pixels are spaced as its whole picture's.
+            let picture = job.pictureSize
+            let grid = PixelSize(
+                width: picture.width * job.supersampling, height: picture.height * job.supersampling)
             let coincide = viewport.hasCoincidentSamples(for: grid)
             precisionLimit = job.deep == nil && coincide ? viewport.precisionLimit(for: grid) ?? viewport.zoom : nil
             // A deep view whose Doubles still tell its pixels apart was asked for by --precision.
@@ -87,7 +91,7 @@ package struct RenderFacts {
             ? "--precision perturbation: Double resolves --zoom \(deep.zoom) here, but rendering by "
             : "--zoom \(deep.zoom) is past what Double resolves (about 1e13 at most centres): rendering by "
         return reason
-            + "perturbation of one reference orbit computed in GNU MPFR (\(deep.precisionBits(for: job.size)) bits)"
+            + "perturbation of one reference orbit computed in GNU MPFR (\(deep.precisionBits(for: job.deepReach.pictureSamples)) bits)"
             + (deep.usesTable ? " with BLA" : ", every step")
     }
 
@@ -107,6 +111,14 @@ package struct RenderFacts {
         case .view(let viewport):
             chunks.append(.init(key: "mandel.center", text: ViewText.center(of: job, viewport)))
             chunks.append(.init(key: "mandel.zoom", text: ViewText.zoom(of: job, viewport)))
+            // A window's pixels are its picture's: the picture's size places them, and the window says which.
+            if part == nil, let window = job.window {
+                chunks.append(.init(key: "mandel.size", text: "\(window.pictureSize)"))
+                chunks.append(
+                    .init(
+                        key: "mandel.window",
+                        text: "\(window.firstColumn),\(window.firstRow),\(job.size.width),\(job.size.height)"))
+            }
             if let julia = job.julia {
                 chunks.append(.init(key: "mandel.julia", text: "\(julia.real),\(julia.imaginary)"))
             }

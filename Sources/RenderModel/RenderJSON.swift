@@ -55,6 +55,9 @@ package struct RenderJSON: Encodable {
     package let order: String
     @OrNull package var part: [Int]?
     package let pictureHeight: Int
+    package let pictureWidth: Int
+    /// `--window`'s X, Y, W, H; null for a whole picture or a part.
+    @OrNull package var window: [Int]?
     @OrNull package var firstPictureSeconds: Double?
     @OrNull package var centreDoneSeconds: Double?
     @OrNull package var merge: String?
@@ -131,7 +134,10 @@ package struct RenderJSON: Encodable {
         threadsRunningAfterCancel = behaviour.cancel?.threadsRunningAfter
         order = facts.order.rawValue
         part = facts.part.map { [$0.index, $0.count] }
-        pictureHeight = facts.part?.pictureSize.height ?? job.size.height
+        pictureHeight = facts.part?.pictureSize.height ?? job.pictureSize.height
+        pictureWidth = job.pictureSize.width
+        window =
+            facts.part == nil ? job.window.map { [$0.firstColumn, $0.firstRow, job.size.width, job.size.height] } : nil
         firstPictureSeconds = report.firstPictureSeconds
         centreDoneSeconds = report.centreDoneSeconds
         merge = report.merge?.sharing.merge.rawValue

@@ -94,12 +94,7 @@ package struct RenderSession {
         if let warning = facts.precisionWarning { printError("warning: " + warning) }
         if let note = facts.deepNote { printError("note: " + note) }
         let writer = BandWriter(
-            stream: try ImageStream(
-                output: image, format: outputs.format, compression: outputs.effectiveCompression,
-                size: part?.pictureSize ?? job.size,
-                pixelFormat: job.pixelFormat, texts: facts.textChunks, workers: job.workers,
-                part: part.map { ($0.index, $0.count) }),
-            cancellation: watch.cancellation)
+            stream: try ImageStream(of: facts, output: image, outputs: outputs), cancellation: watch.cancellation)
         let meter = ProgressMeter(
             totalTiles: render.tilesPerRun, display: ProgressMeter.display(forced: visuals.progress),
             serial: render.serialProgress)

@@ -22,7 +22,7 @@ struct Mandel: AsyncParsableCommand {
         version: version,
         subcommands: [
             RenderCommand.self, JoinCommand.self, CompareCommand.self, SweepCommand.self, StrategiesCommand.self,
-            PalettesCommand.self,
+            PalettesCommand.self, ServeCommand.self,
             HelperCommand.self,
         ]
     )

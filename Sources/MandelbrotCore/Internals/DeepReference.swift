@@ -18,7 +18,7 @@ final class DeepReference: @unchecked Sendable {
     /// The tolerance of the table's linear steps: the neglected z² at most 2⁻⁵³ of the kept term.
     static let tableTolerance = 0x1p-53
 
-    /// Computes the orbit to `limit` steps (or its escape) for a grid of `size` samples, and the
+    /// Computes the orbit to `limit` steps (or its escape) for the samples `reach` describes, and the
     /// table beside it unless the view says not to or `buildsTable` is false (the workers are
     /// other processes, which build their own), telling `progress` how far it is; nil if
     /// `cancellation` was set meanwhile.
@@ -28,20 +28,18 @@ final class DeepReference: @unchecked Sendable {
     /// orbit at 10¹⁰⁸⁶), and which entry it takes is known only once every entry it could take is
     /// built. The table can: its entries need only the steps they span.
     init?(
-        view: DeepView, grid: SampleGrid, limit: Int, cancellation: CancellationFlag,
-        progress: SerialProgress, buildsTable: Bool = true
+        view: DeepView, reach: (pictureSamples: ImageSize, farthestOffset: Double), limit: Int,
+        cancellation: CancellationFlag, progress: SerialProgress, buildsTable: Bool = true
     ) throws(RenderFailure) {
-        let size = grid.size
-        let bits = view.precisionBits(for: size)
+        let bits = view.precisionBits(for: reach.pictureSamples)
         let start = MonotonicClock.nanoseconds()
         progress.enter(.orbit)
         orbit = try Self.allocateOrbit(limit: limit)
         context.orbit = orbit
         context.inverse_zoom = deep_inverse_zoom(view.zoom, bits)
-        // The largest delta: the grid's farthest corner from the centre, in zoom-1 units (the grid's own numbers).
-        let farthestReal = max(abs(grid.realParts.first ?? 0), abs(grid.realParts.last ?? 0))
-        let farthestImaginary = max(abs(grid.imaginaryParts.first ?? 0), abs(grid.imaginaryParts.last ?? 0))
-        let largest = Self.scaled(hypot(farthestReal, farthestImaginary), by: context.inverse_zoom)
+        // The largest delta: the picture's farthest sample from the centre, in zoom-1 units (the
+        // grid's own numbers), or farther for a window beyond the picture (RenderJob.deepReach).
+        let largest = Self.scaled(reach.farthestOffset, by: context.inverse_zoom)
         largestDelta = largest
         // Deltas a Double holds with full precision (above 2^-1000 with room for the pixel offsets) stay Doubles.
         context.extended = context.inverse_zoom.e < -960 ? 1 : 0

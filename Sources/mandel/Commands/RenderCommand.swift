@@ -70,7 +70,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
         transform: { try ValueParsing.integer($0) })
     var bandHeight: Int?
 
-    @OptionGroup(title: "Parts and frames")
+    @OptionGroup(title: "Parts, frames and windows")
     var batch: BatchOptions
 
     var outputCount: Int { namedOutputs.count }
@@ -81,13 +81,20 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
 
     /// The plan of the render, as the checks before Dispatch starts see it.
     private var plannedWork: WorkPlan {
-        let job = RenderJob(view: view, work: work)
+        let job = windowed(RenderJob(view: view, work: work))
         return job.plan(bandHeight: bandRows(for: job))
+    }
+
+    /// `picture`, or its `--window`.
+    private func windowed(_ picture: RenderJob) -> RenderJob {
+        guard let window = batch.window else { return picture }
+        return picture.window(x: window.x, y: window.y, size: ImageSize(width: window.width, height: window.height))
     }
 
     mutating func validate() throws {
         try validateGrace(grace)
         try batch.validateParts(outputs: outputs, view: view, firstPicture: firstPicture)
+        try batch.validateWindow(view: view)
         try batch.validateFrames(view: &view)
         try work.validateSingleValues(command: "render", size: view.size)
         try behaviour.validateSingleWait(command: "render")
@@ -161,7 +168,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
 
     func run() async throws {
         let picture = RenderJob(view: view, work: work)
-        var job = picture
+        var job = windowed(picture)
         var partRun: (index: Int, count: Int, pictureSize: ImageSize)?
         if let (index, count) = try batch.partSelection() {
             let grid = batch.sliceGrid(for: view)

@@ -1,0 +1,80 @@
+import Hummingbird
+import Logging
+package import MandelOptions
+import MandelbrotCore
+import RenderModel
+import ServiceLifecycle
+import UnixSignals
+
+extension ExplorerServer {
+    /// Serves until SIGINT or SIGTERM: then it stops accepting, cancels every tile under way,
+    /// and returns once the connections have closed.
+    ///
+    /// - Parameter listening: Called once, with the server's URL, when it accepts connections
+    ///   (with the port the system chose for port 0).
+    package func run(listening: @escaping @Sendable (String) -> Void) async throws {
+        var logger = Logger(label: "mandel.serve")
+        logger.logLevel = .error
+        let host = settings.host
+        let app = Application(
+            router: router(),
+            configuration: .init(address: .hostname(host, port: settings.port), serverName: "mandel"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                let shownHost = host.contains(":") ? "[\(host)]" : host
+                listening("http://\(shownHost):\(port)/")
+            },
+            logger: logger)
+        // A group shuts its services down last to first: the watch stops the tiles under way
+        // before the server waits for its connections, which then close at once.
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: app), .init(service: ShutdownWatch(server: self))],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        stopEverything()
+    }
+
+    /// A service that waits for the graceful shutdown, then stops every tile under way.
+    private struct ShutdownWatch: Service {
+        let server: ExplorerServer
+
+        func run() async throws {
+            try? await gracefulShutdown()
+            server.stopEverything()
+        }
+    }
+
+    /// The starting view of `view`'s options and `strategy`, as a page's query keys and values:
+    /// every option given, in the words the command line took.
+    package static func startQuery(of view: ViewOptions, strategy: String) -> [(key: String, value: String)] {
+        var query: [(key: String, value: String)] = []
+        let center = view.center ?? ViewOptions.defaultCenter
+        query.append(
+            ("center", "\(text(center.realText, center.real)),\(text(center.imaginaryText, center.imaginary))"))
+        query.append(("zoom", view.zoom?.text ?? "1"))
+        query.append(("iterations", "\(view.iterationLimit)"))
+        query.append(("color", view.colorScheme.rawValue))
+        query.append(("palette", paletteText(view.palette ?? .classic)))
+        query.append(("strategy", strategy))
+        if let cycle = view.paletteCycle { query.append(("palette-cycle", "\(cycle)")) }
+        if let offset = view.paletteOffset { query.append(("palette-offset", "\(offset)")) }
+        if let julia = view.julia {
+            query.append(("julia", "\(text(julia.realText, julia.real)),\(text(julia.imaginaryText, julia.imaginary))"))
+        }
+        if let samples = view.supersample { query.append(("supersample", "\(samples)")) }
+        if let precision = view.precision { query.append(("precision", precision.rawValue)) }
+        if let bla = view.bla { query.append(("bla", bla.rawValue)) }
+        return query
+    }
+
+    private static func text(_ typed: String, _ value: Double) -> String { typed.isEmpty ? "\(value)" : typed }
+
+    /// `palette` as `--palette` takes it: its name, or its colours (which `--palette` spreads evenly, as they were).
+    private static func paletteText(_ palette: Palette) -> String {
+        let words = RenderFacts.describe(palette)
+        if let named = Palette.named.first(where: { RenderFacts.describe($0.palette) == words }) { return named.name }
+        func hex(_ value: UInt8) -> String { String(String(Int(value) | 0x100, radix: 16).dropFirst()) }
+        return palette.stops.map { "#\(hex($0.red))\(hex($0.green))\(hex($0.blue))" }.joined(separator: ",")
+    }
+}

@@ -1,0 +1,280 @@
+import ArgumentParser
+import Comparison
+import Foundation
+import HTTPTypes
+package import Hummingbird
+import ImageFiles
+package import MandelOptions
+package import MandelbrotCore
+import Platform
+import ProcessDriver
+import StrategyCatalog
+import Synchronization
+
+/// `mandel serve`: the explorer's HTTP server. The page, tiles of the view it shows (each a
+/// window of one picture, rendered by the strategy the page names, the same bytes as
+/// `mandel render` with the arguments in its `X-Mandel-Command`), the command of a view, and
+/// what the tiles cost (`/stats`).
+///
+/// Tiles queue for a render slot (``RenderQueue``); a tile whose client goes away is taken out
+/// of the line, or stopped through the strategy's cancel while it renders, and never sent.
+package final class ExplorerServer: Sendable {
+    /// How the server runs: where it listens, the page's starting view, and how tiles render.
+    package struct Settings: Sendable {
+        package var host = "127.0.0.1"
+        package var port = 8080
+        /// The page's starting view, as query keys and values (``ViewRequest/viewKeys`` and `strategy`).
+        package var start: [(key: String, value: String)] = []
+        /// Workers, tile size, split and kernel of every render: they change no pixel.
+        package var work: WorkOptions
+        /// Who stops a tile whose client went away: the shared flag, or only the mechanism's own cancel.
+        package var cancellationMode: CancellationMode = .flag
+        /// Tiles rendered at once.
+        package var slots = 1
+        /// Tiles that may wait for a slot; more are refused with 503.
+        package var queueCapacity = 64
+        package var limits = RequestLimits()
+
+        /// Settings with `work`, or the command line's default work options.
+        package init(work: WorkOptions? = nil) {
+            // Parsing no arguments cannot fail: every work option has a default.
+            self.work = work ?? (try! WorkOptions.parse([]))
+        }
+    }
+
+    let settings: Settings
+    let page: PageFiles
+    let stats: ServerStats
+    let queue: RenderQueue
+    let references = DeepReferenceStore(capacity: 2)
+    /// The server's own strategies by name: the catalog's, but a `process` that keeps its helpers.
+    let strategies: [String: any RenderStrategy]
+    private let nextTicket = Atomic<Int>(0)
+    /// The cancel flags of the tiles under way, for a shutdown to stop them all.
+    private let underWay = Locked<[Int: CancellationFlag]>([:])
+    /// The `process` strategy's helpers, kept for the server's life.
+    private let helperPool = HelperPool()
+
+    /// A server with `settings`; throws if the page's files are missing from the build.
+    package init(settings: Settings) throws {
+        self.settings = settings
+        page = try PageFiles.load()
+        stats = ServerStats(strategies: StrategyCatalog.names)
+        queue = RenderQueue(slots: settings.slots, capacity: settings.queueCapacity)
+        var strategies: [String: any RenderStrategy] = [:]
+        for strategy in StrategyCatalog.all { strategies[strategy.name] = strategy }
+        strategies["process"] = ProcessStrategy(keeping: helperPool)
+        self.strategies = strategies
+    }
+
+    /// Stops every tile under way and the `process` strategy's helpers: the server is going away.
+    package func stopEverything() {
+        let flags = underWay.withLock { Array($0.values) }
+        flags.forEach { $0.cancel() }
+        helperPool.stopAll()
+    }
+
+    // MARK: - Routes
+
+    /// The routes: the page, `/config`, `/view`, `/tile`, `/stats` and `/health`.
+    package func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        for path in page.byPath.keys {
+            router.get(RouterPath(path)) { [page] _, _ in
+                let file = page.byPath[path]!
+                return Response(
+                    status: .ok,
+                    headers: [.contentType: file.contentType, .cacheControl: "no-cache"],
+                    body: .init(byteBuffer: ByteBuffer(bytes: file.bytes)))
+            }
+        }
+        router.get("config") { [self] _, _ in json(configuration) }
+        router.get("stats") { [self] _, _ in
+            let occupancy = await queue.occupancy
+            let reuse = references.reuse
+            return json(
+                stats.json(
+                    queue: occupancy, capacity: settings.queueCapacity, slots: settings.slots,
+                    references: (references.count, reuse.found, reuse.computed)))
+        }
+        router.get("health") { _, _ in Self.text(.ok, "ok") }
+        router.get("view") { [self] request, _ in
+            do {
+                let view = try ViewRequest(
+                    query: Self.query(of: request), needsWindow: false, limits: settings.limits, work: settings.work)
+                return json(Data(JSONOutput.encode(ViewJSON(view))))
+            } catch let refusal as ViewRequest.Refusal {
+                return Self.text(.init(code: refusal.status), refusal.description)
+            }
+        }
+        router.get("tile") { [self] request, _ in
+            let tile: ViewRequest
+            do {
+                tile = try ViewRequest(
+                    query: Self.query(of: request), needsWindow: true, limits: settings.limits, work: settings.work)
+            } catch let refusal as ViewRequest.Refusal {
+                return Self.text(.init(code: refusal.status), refusal.description)
+            }
+            return try await serve(tile, request: request)
+        }
+        return router
+    }
+
+    /// The query's keys and values, values percent-decoded.
+    static func query(of request: Request) -> [(key: String, value: String)] {
+        request.uri.queryParameters.map { (String($0.key), String($0.value)) }
+    }
+
+    /// A one-line text response.
+    static func text(_ status: HTTPResponse.Status, _ line: String, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: line + "\n")))
+    }
+
+    func json(_ data: Data) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    // MARK: - Tiles
+
+    /// Serves one tile: waits for a slot, renders it, and sends it unless its client went away.
+    private func serve(_ tile: ViewRequest, request: Request) async throws -> Response {
+        let strategy = strategies[tile.strategy]!
+        stats.requested(tile.strategy)
+        let ticket = nextTicket.add(1, ordering: .relaxed).oldValue
+        let flag = CancellationFlag()
+        underWay.withLock { $0[ticket] = flag }
+        defer { underWay.withLock { _ = $0.removeValue(forKey: ticket) } }
+        flag.onCancel { [queue] in Task { await queue.cancel(ticket: ticket) } }
+        defer { Task { [queue] in await queue.forget(ticket: ticket) } }
+        // The client's going away (the only cancel a browser's HTTP/1.1 connection can send) sets the flag.
+        return try await request.body.consumeWithInboundCloseHandler { _ in
+            await render(tile, strategy: strategy, ticket: ticket, flag: flag)
+        } onInboundClosed: {
+            flag.cancel()
+        }
+    }
+
+    private func render(
+        _ tile: ViewRequest, strategy: any RenderStrategy, ticket: Int, flag: CancellationFlag
+    ) async -> Response {
+        switch await queue.enter(ticket: ticket) {
+        case .full:
+            stats.ended(tile.strategy, .refused)
+            return Self.text(
+                .serviceUnavailable,
+                "the render queue is full (\(settings.queueCapacity) tiles waiting); try again in a second",
+                headers: [.retryAfter: "1"])
+        case .cancelled:
+            stats.ended(tile.strategy, .cancelledWaiting)
+            return Self.clientGone
+        case .granted:
+            break
+        }
+        if flag.isCancelled {
+            await queue.leave()
+            stats.ended(tile.strategy, .cancelledWaiting)
+            return Self.clientGone
+        }
+        let settings = RunSettings(cancellationMode: self.settings.cancellationMode)
+        let startCPU = CPUTime.now()
+        let start = MonotonicClock.nanoseconds()
+        do {
+            let picture = try await TileRender(
+                job: tile.job, strategy: strategy, settings: settings, references: references
+            ).run(cancellation: flag)
+            await queue.leave()
+            let cpu = picture.report.cpu.total
+            if flag.isCancelled {
+                stats.ended(tile.strategy, .wasted(cpuSeconds: cpu))
+                return Self.clientGone
+            }
+            return png(picture.bytes, tile: tile, cpu: cpu, seconds: MonotonicClock.seconds(since: start))
+        } catch let cancelled as RenderCancelled {
+            await queue.leave()
+            let stopped = MonotonicClock.nanoseconds()
+            let asked = flag.cancelledAt ?? stopped
+            stats.ended(
+                tile.strategy,
+                .cancelledRendering(
+                    cpuSeconds: cancelled.report.cpu.total,
+                    latencySeconds: Double(stopped &- min(asked, stopped)) / 1e9))
+            return Self.clientGone
+        } catch let failure as RenderFailure {
+            await queue.leave()
+            stats.ended(tile.strategy, .failed(cpuSeconds: CPUTime.now().since(startCPU).total))
+            return Self.text(.serviceUnavailable, failure.description)
+        } catch {
+            await queue.leave()
+            stats.ended(tile.strategy, .failed(cpuSeconds: CPUTime.now().since(startCPU).total))
+            return Self.text(.internalServerError, "internal error: \(error) (a bug; please report it)")
+        }
+    }
+
+    /// A tile's PNG, counted as sent once its last byte went out, or as wasted if the client went first.
+    private func png(_ bytes: [UInt8], tile: ViewRequest, cpu: Double, seconds: Double) -> Response {
+        let name = tile.strategy
+        let stats = self.stats
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "image/png", .cacheControl: "no-store", Self.commandField: tile.command,
+            ],
+            body: ResponseBody(contentLength: bytes.count) { writer in
+                do {
+                    try await writer.write(ByteBuffer(bytes: bytes))
+                    try await writer.finish(nil)
+                    stats.ended(name, .sent(cpuSeconds: cpu, renderSeconds: seconds))
+                } catch {
+                    stats.ended(name, .wasted(cpuSeconds: cpu))
+                    throw error
+                }
+            })
+    }
+
+    /// The header that names the render which writes the same bytes.
+    static let commandField = HTTPField.Name("X-Mandel-Command")!
+
+    /// What a tile whose client went away gets: nobody reads it (nginx's 499, "client closed request").
+    static var clientGone: Response { Response(status: .init(code: 499, reasonPhrase: "Client Closed Request")) }
+
+    // MARK: - Configuration
+
+    private var configuration: Data {
+        Data(
+            JSONOutput.encode(
+                ConfigurationJSON(
+                    start: Dictionary(settings.start.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }),
+                    tileSide: 256,
+                    strategies: StrategyCatalog.all.map { .init(name: $0.name, summary: $0.summary) },
+                    palettes: Palette.named.map(\.name),
+                    colors: ColorScheme.allCases.filter { $0 != .histogram }.map(\.rawValue),
+                    maxIterations: settings.limits.maximumIterations)))
+    }
+
+    private struct ConfigurationJSON: Encodable {
+        struct Strategy: Encodable {
+            let name: String
+            let summary: String
+        }
+        let start: [String: String]
+        let tileSide: Int
+        let strategies: [Strategy]
+        let palettes: [String]
+        let colors: [String]
+        let maxIterations: Int
+    }
+
+    private struct ViewJSON: Encodable {
+        let command: String
+        let precision: String
+
+        init(_ view: ViewRequest) {
+            command = "mandel " + view.command + " -o mandel.png"
+            precision = view.job.deep == nil ? "double" : "perturbation"
+        }
+    }
+}

@@ -1,0 +1,1244 @@
+// The page of `mandel serve`: the Mandelbrot set explored live, like a map.
+//
+// The view is an anchor (a picture: centre, zoom, and the viewport's size when it was anchored) and
+// the integer offset of the viewport's top-left corner in that picture's pixel grid. Tiles are
+// 256×256 windows of the anchored picture, rendered by the server with the chosen strategy. Panning
+// moves the offset only, so loaded tiles stay valid; anything else (a zoom, a control, a resize, a URL)
+// anchors a new picture, and the old one's loaded tiles stay on screen, scaled, as placeholders.
+//
+// The page keeps its own queue of wanted tiles, nearest the viewport's centre first, and sends at most
+// six at once (Chromium's connections per host over HTTP/1.1): a tile nobody wants any more is dropped
+// before it is sent, and one already sent is aborted, which closes its connection and tells the server
+// to stop rendering it.
+
+import * as decimal from "./decimal.js";
+
+window.mandelDecimal = decimal;
+
+/** The side of a tile in pixels: /config's tile_side (256). */
+let tileSide = 256;
+const MAX_IN_FLIGHT = 6;
+const CACHE_LIMIT = 300; // tile records kept for the current anchor (loaded ones included)
+const LOG_LIMIT = 5000;
+const MAX_PLACEHOLDER_LAYERS = 2;
+const MIN_ZOOM = "0.001";
+const MAX_ZOOM = "1e1000000"; // mandel's deepest (Limits.maximumZoomExponent)
+const RESIZE_DELAY_MS = 200;
+const WHEEL_STEP = 100; // deltaY units per zoom step
+const WHEEL_INTERVAL_MS = 150; // at most one wheel step per interval
+const URL_WRITE_INTERVAL_MS = 150; // while dragging (Chromium throttles the history API)
+const COALESCE_MS = 800; // wheel steps and held keys within this make one history entry
+const NETWORK_RETRY_MS = 2000;
+const DRAG_THRESHOLD = 3; // CSS pixels a pointer moves before a press becomes a drag
+
+/** The view keys the page manages; every other key of `start` (or of the URL) is passed along as is. */
+const MANAGED = ["center", "zoom", "iterations", "color", "palette", "strategy"];
+/** Keys that describe a request, not a view: never read from the page's URL. */
+const NOT_VIEW = new Set(["size", "window"]);
+/** Options the command line accepts only with a colouring that uses a palette. */
+const PALETTE_OPTIONS = new Set(["palette", "palette-cycle", "palette-offset"]);
+const PALETTE_COLORS = new Set(["smooth", "histogram"]);
+
+const FALLBACK_CONFIG = {
+  start: {
+    center: "-0.5,0",
+    zoom: "1",
+    iterations: "256",
+    color: "smooth",
+    palette: "classic",
+    strategy: "gcd",
+  },
+  tile_side: tileSide,
+  strategies: [{ name: "gcd", summary: "" }],
+  palettes: ["classic"],
+  colors: ["bw", "gray", "smooth"],
+  max_iterations: 100000000,
+};
+
+const dom = {
+  view: document.getElementById("view"),
+  layers: document.getElementById("layers"),
+  placeholders: document.getElementById("placeholders"),
+  bar: document.getElementById("bar"),
+  iterations: document.getElementById("iterations"),
+  color: document.getElementById("color"),
+  palette: document.getElementById("palette"),
+  strategy: document.getElementById("strategy"),
+  zoom: document.getElementById("zoom"),
+  precision: document.getElementById("precision"),
+  command: document.getElementById("command"),
+  copy: document.getElementById("copy"),
+  status: document.getElementById("status"),
+};
+
+// MARK: - State
+
+let config = FALLBACK_CONFIG;
+/** The current picture: {id, center, zoom, width, height, settings, tiles: Map, layer}. */
+let anchor = null;
+let anchorCount = 0;
+/** The viewport's top-left corner in the anchor's pixel grid, whole pixels. */
+let offset = [0, 0];
+/** The viewport's size in CSS pixels. */
+let viewportSize = measureViewport();
+/** Earlier pictures shown under the current one: [{layer, picture, placement: {scale, x, y}}], oldest first. */
+let placeholderLayers = [];
+let inFlight = 0;
+/** A resize waiting to re-anchor: {center, size (the viewport's when it began), timer}. */
+let pendingResize = null;
+const log = [];
+const statusLines = new Map(); // source → line
+
+// MARK: - Views and URLs
+
+/** The settings of a view other than its place: {iterations, color, palette, strategy, extra}. */
+function settingsOf(view) {
+  return {
+    iterations: view.iterations,
+    color: view.color,
+    palette: view.palette,
+    strategy: view.strategy,
+    extra: { ...view.extra },
+  };
+}
+
+function usesPalette(settings) {
+  return PALETTE_COLORS.has(settings.color);
+}
+
+/** `key=value` pairs of the settings, in the command line's order; `forServer` leaves out what it would refuse. */
+function settingPairs(settings, forServer) {
+  const pairs = [
+    ["iterations", settings.iterations],
+    ["color", settings.color],
+  ];
+  if (!forServer || usesPalette(settings)) pairs.push(["palette", settings.palette]);
+  pairs.push(["strategy", settings.strategy]);
+  for (const [key, value] of Object.entries(settings.extra)) {
+    if (forServer && PALETTE_OPTIONS.has(key) && !usesPalette(settings)) continue;
+    pairs.push([key, value]);
+  }
+  return pairs;
+}
+
+// Commas stay readable (a centre is "re,im"); everything else that needs it is escaped, "+" included.
+function encodeValue(value) {
+  return encodeURIComponent(value).replace(/%2C/gi, ",");
+}
+
+function queryOf(pairs) {
+  return pairs.map(([key, value]) => `${encodeValue(key)}=${encodeValue(value)}`).join("&");
+}
+
+/** The page's own URL for a view: ?center=…&zoom=…&iterations=…&color=…&palette=…&strategy=… + extra keys. */
+function pageURL(view) {
+  return `${location.pathname}?${queryOf([["center", view.center], ["zoom", view.zoom], ...settingPairs(view, false)])}`;
+}
+
+/** The query of a request to the server for a picture of `size` ("WxH"), without `window`. */
+function serverQuery(view, size) {
+  return queryOf([["size", size], ["center", view.center], ["zoom", view.zoom], ...settingPairs(view, true)]);
+}
+
+// Reads a query string. A "+" is a plus sign (as in "1e+5"), never a space.
+function parseQuery(search) {
+  const decode = (text) => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      return text;
+    }
+  };
+  const pairs = [];
+  for (const part of search.replace(/^\?/, "").split("&")) {
+    if (!part) continue;
+    const equals = part.indexOf("=");
+    pairs.push(equals < 0 ? [decode(part), ""] : [decode(part.slice(0, equals)), decode(part.slice(equals + 1))]);
+  }
+  return pairs;
+}
+
+function startView() {
+  const start = config.start;
+  const view = { extra: {} };
+  for (const [key, value] of Object.entries(start)) {
+    if (MANAGED.includes(key)) view[key] = String(value);
+    else if (!NOT_VIEW.has(key)) view.extra[key] = String(value);
+  }
+  for (const key of MANAGED) view[key] ??= FALLBACK_CONFIG.start[key];
+  return view;
+}
+
+/**
+ * The view a query describes, missing keys taken from `start`, and a line for each value it could not use
+ * (that value is replaced by start's). Centre and zoom are written back in decimal.js's forms.
+ */
+function viewFromQuery(search) {
+  const fallback = startView();
+  const view = { ...fallback, extra: { ...fallback.extra } };
+  for (const [key, value] of parseQuery(search)) {
+    if (NOT_VIEW.has(key) || key === "" || value === "") continue; // an empty value means nothing to mandel
+    if (MANAGED.includes(key)) view[key] = value;
+    else view.extra[key] = value;
+  }
+  const complaints = [];
+  const check = (key, normalise) => {
+    try {
+      view[key] = normalise(view[key]);
+    } catch (error) {
+      complaints.push(`${key}=${view[key]}: ${error.message}; showing ${fallback[key]}`);
+      view[key] = normalise(fallback[key]);
+    }
+  };
+  check("center", (text) =>
+    decimal
+      .parseComplex(text)
+      .map((part) => decimal.formatDecimal(part))
+      .join(","));
+  check("zoom", (text) => {
+    const zoom = decimal.parseDecimal(text);
+    if (zoom.m <= 0n) throw new RangeError("a zoom must be greater than 0");
+    return decimal.formatDecimal(zoom, "auto");
+  });
+  check("iterations", (text) => checkedIterations(text));
+  check("color", (text) => oneOf(text, config.colors, "colour"));
+  check("strategy", (text) => oneOf(text, config.strategies.map((s) => s.name), "strategy"));
+  check("palette", (text) => (String(text).trim().startsWith("#") ? String(text).trim() : oneOf(text, config.palettes, "palette")));
+  return { view, complaints };
+}
+
+function oneOf(text, allowed, kind) {
+  const word = String(text).trim();
+  if (!allowed.includes(word)) throw new RangeError(`unknown ${kind}; choose from ${allowed.join(", ")}`);
+  return word;
+}
+
+function checkedIterations(text) {
+  const trimmed = String(text).trim();
+  const value = Number(trimmed);
+  if (!/^[0-9]+$/.test(trimmed) || !(value >= 1 && value <= config.max_iterations)) {
+    throw new RangeError(`iterations must be a whole number from 1 to ${config.max_iterations}`);
+  }
+  return String(value);
+}
+
+/** The view on screen now: the viewport's centre as an exact decimal, and the anchor's settings. */
+function currentView() {
+  return { ...settingsOf(anchor.settings), center: currentCentre(), zoom: anchor.zoom };
+}
+
+let centreCache = { key: "", value: "" };
+
+/** The viewport's centre: the anchor's centre moved by the offset, rounded below 1/10,000 of a pixel. */
+function currentCentre() {
+  if (pendingResize) return pendingResize.center;
+  const [vw, vh] = viewportSize;
+  // The viewport's centre is grid point offset + (vw, vh)/2; the picture's is (W, H)/2.
+  const dx = offset[0] + vw / 2 - anchor.width / 2;
+  const dy = offset[1] + vh / 2 - anchor.height / 2;
+  const key = `${anchor.id} ${dx} ${dy}`;
+  if (centreCache.key !== key) {
+    centreCache = { key, value: decimal.centreAfterPan(anchor.center, anchor.zoom, [anchor.width, anchor.height], dx, dy) };
+  }
+  return centreCache.value;
+}
+
+function sizeText([width, height]) {
+  return `${width}x${height}`;
+}
+
+function pictureOf(someAnchor) {
+  return { center: someAnchor.center, zoom: someAnchor.zoom, size: [someAnchor.width, someAnchor.height] };
+}
+
+function sameSettings(a, b) {
+  return JSON.stringify(settingPairs(a, false)) === JSON.stringify(settingPairs(b, false));
+}
+
+// MARK: - Anchors
+
+/**
+ * Makes `view` the anchored picture, at the viewport's size; the old picture's loaded tiles become placeholders.
+ * @param {object} view - {center, zoom, iterations, color, palette, strategy, extra}.
+ * @param {object} [options] - offset: the viewport's corner in the new grid ([0, 0]); history: "push",
+ *   "replace" or none; send: false to queue its tiles without sending them (a picture about to be replaced).
+ */
+function anchorAt(view, options = {}) {
+  const [width, height] = viewportSize;
+  const next = {
+    id: ++anchorCount,
+    center: view.center,
+    zoom: view.zoom,
+    width,
+    height,
+    settings: settingsOf(view),
+    tiles: new Map(),
+    layer: document.createElement("div"),
+  };
+  next.query = serverQuery({ ...next.settings, center: next.center, zoom: next.zoom }, sizeText([width, height]));
+  next.layer.className = "layer";
+  next.layer.dataset.anchor = String(next.id);
+  const previous = anchor;
+  const previousFilled = previous !== null && visibleTiles(previous).every((tile) => tile.state === "loaded");
+  anchor = next;
+  offset = options.offset ? [Math.round(options.offset[0]), Math.round(options.offset[1])] : [0, 0];
+  if (previous) retire(previous, previousFilled);
+  dom.layers.replaceChildren(next.layer);
+  setStatus("tiles", "");
+  showSettings();
+  holdSends = options.send === false;
+  updateView();
+  holdSends = false;
+  if (options.history) writeHistory(options.history);
+  scheduleViewCheck();
+}
+
+/**
+ * Ends an anchor once the new one is current: its requests are aborted or dropped, never shown, and its
+ * loaded tiles become a placeholder layer under the new picture. At most two placeholder layers stay:
+ * the ended picture's on top of the one before it, unless the ended picture covered the whole viewport.
+ */
+function retire(old, wasFilled) {
+  let loaded = 0;
+  for (const tile of old.tiles.values()) {
+    if (tile.state === "loading") abortTile(tile);
+    if (tile.state === "loaded") {
+      tile.img.classList.add("placeholder");
+      loaded += 1;
+    } else {
+      dropImage(tile.img);
+    }
+  }
+  old.tiles = new Map();
+  old.layer.classList.add("placeholder");
+  const candidates = wasFilled ? [] : placeholderLayers;
+  if (wasFilled) for (const entry of placeholderLayers) discardLayer(entry.layer);
+  if (loaded) candidates.push({ layer: old.layer, picture: pictureOf(old) });
+  else discardLayer(old.layer);
+  placeholderLayers = [];
+  for (const entry of candidates) {
+    entry.placement = placementOf(entry.picture);
+    if (entry.placement) placeholderLayers.push(entry);
+    else discardLayer(entry.layer);
+  }
+  while (placeholderLayers.length > MAX_PLACEHOLDER_LAYERS) discardLayer(placeholderLayers.shift().layer);
+  pruneHiddenPlaceholders();
+  dom.placeholders.replaceChildren(...placeholderLayers.map((entry) => entry.layer));
+  dom.placeholders.hidden = placeholderLayers.length === 0;
+}
+
+// Where a picture's grid lies in the current anchor's grid, or null when it would be useless on screen.
+function placementOf(picture) {
+  try {
+    const placement = decimal.relativePlacement(picture, pictureOf(anchor));
+    const usable =
+      placement.scale >= 1 / 64 &&
+      placement.scale <= 64 &&
+      Math.abs(placement.x) < 1e7 &&
+      Math.abs(placement.y) < 1e7;
+    return usable ? placement : null;
+  } catch {
+    return null;
+  }
+}
+
+function discardLayer(layer) {
+  for (const img of layer.querySelectorAll("img")) dropImage(img);
+  layer.remove();
+}
+
+function dropImage(img) {
+  if (img.src.startsWith("blob:")) URL.revokeObjectURL(img.src);
+  img.removeAttribute("src");
+  img.remove();
+}
+
+// The screen rectangle of a placeholder tile: [left, top, side].
+function placeholderRect(entry, img) {
+  const [shiftX, shiftY] = resizeShift();
+  const { scale, x, y } = entry.placement;
+  const left = scale * Number(img.dataset.x) + x - offset[0] + shiftX;
+  const top = scale * Number(img.dataset.y) + y - offset[1] + shiftY;
+  return [left, top, scale * tileSide];
+}
+
+function onScreen([left, top, side]) {
+  const [vw, vh] = viewportSize;
+  return left < vw && top < vh && left + side > 0 && top + side > 0;
+}
+
+// Placeholder tiles off screen are dropped, and layers left empty with them.
+function pruneHiddenPlaceholders() {
+  placeholderLayers = placeholderLayers.filter((entry) => {
+    for (const img of entry.layer.querySelectorAll("img")) {
+      if (!onScreen(placeholderRect(entry, img))) dropImage(img);
+    }
+    if (entry.layer.querySelector("img")) return true;
+    entry.layer.remove();
+    return false;
+  });
+}
+
+function removePlaceholders() {
+  for (const entry of placeholderLayers) discardLayer(entry.layer);
+  placeholderLayers = [];
+  dom.placeholders.hidden = true;
+}
+
+// MARK: - Tiles
+
+function tileWindow(i, j) {
+  return `${i * tileSide},${j * tileSide},${tileSide},${tileSide}`;
+}
+
+// The tiles (i, j) whose squares meet the viewport grown by `margin` pixels: [i0, i1, j0, j1], inclusive.
+function tileRange(margin) {
+  const [vw, vh] = viewportSize;
+  const [ox, oy] = offset;
+  return [
+    Math.floor((ox - margin) / tileSide),
+    Math.floor((ox + vw + margin - 1) / tileSide),
+    Math.floor((oy - margin) / tileSide),
+    Math.floor((oy + vh + margin - 1) / tileSide),
+  ];
+}
+
+function inRange(tile, [i0, i1, j0, j1]) {
+  return tile.i >= i0 && tile.i <= i1 && tile.j >= j0 && tile.j <= j1;
+}
+
+// The squared distance from a tile's centre to the viewport's centre.
+function distance(tile) {
+  const [vw, vh] = viewportSize;
+  const dx = tile.i * tileSide + tileSide / 2 - (offset[0] + vw / 2);
+  const dy = tile.j * tileSide + tileSide / 2 - (offset[1] + vh / 2);
+  return dx * dx + dy * dy;
+}
+
+// The tiles of an anchor that meet the viewport (created as needed only by updateView).
+function visibleTiles(someAnchor) {
+  const range = tileRange(0);
+  const tiles = [];
+  for (let j = range[2]; j <= range[3]; j++) {
+    for (let i = range[0]; i <= range[1]; i++) tiles.push(someAnchor.tiles.get(`${i},${j}`) ?? { state: "absent" });
+  }
+  return tiles;
+}
+
+function makeTile(i, j) {
+  const window = tileWindow(i, j);
+  const img = document.createElement("img");
+  img.alt = "";
+  img.draggable = false;
+  img.decoding = "async";
+  img.width = tileSide;
+  img.height = tileSide;
+  img.style.width = `${tileSide}px`;
+  img.style.height = `${tileSide}px`;
+  img.style.left = `${i * tileSide}px`;
+  img.style.top = `${j * tileSide}px`;
+  img.dataset.window = window;
+  img.dataset.x = String(i * tileSide);
+  img.dataset.y = String(j * tileSide);
+  const tile = {
+    key: `${i},${j}`,
+    i,
+    j,
+    window,
+    url: `/tile?${anchor.query}&window=${window}`,
+    state: "queued",
+    img,
+    anchor,
+    controller: null,
+    release: null,
+    notBefore: 0,
+    retryAt: 0,
+  };
+  setState(tile, "queued");
+  anchor.layer.append(img);
+  anchor.tiles.set(tile.key, tile);
+  return tile;
+}
+
+function setState(tile, state) {
+  tile.state = state;
+  tile.img.dataset.state = state;
+}
+
+function record(type, url) {
+  log.push({ type, url, t: performance.now() });
+  if (log.length > LOG_LIMIT) log.splice(0, log.length - LOG_LIMIT);
+}
+
+function abortTile(tile) {
+  const controller = tile.controller;
+  tile.controller = null;
+  tile.release?.();
+  setState(tile, "aborted");
+  record("aborted", tile.url);
+  controller?.abort();
+}
+
+function forgetTile(tile) {
+  if (tile.state === "loading") abortTile(tile);
+  dropImage(tile.img);
+  tile.anchor.tiles.delete(tile.key);
+}
+
+/** Brings the tiles in line with the view: wanted ones queued, far ones aborted or forgotten, then sends. */
+function updateView() {
+  applyTransforms();
+  if (!anchor || pendingResize) return;
+  const now = performance.now();
+  const visible = tileRange(0);
+  const kept = tileRange(tileSide);
+  for (let j = visible[2]; j <= visible[3]; j++) {
+    for (let i = visible[0]; i <= visible[1]; i++) {
+      const tile = anchor.tiles.get(`${i},${j}`);
+      if (!tile) makeTile(i, j);
+      else if (tile.state === "aborted" || (tile.state === "failed" && tile.retryAt && now >= tile.retryAt)) {
+        tile.notBefore = 0;
+        setState(tile, "queued");
+      }
+    }
+  }
+  for (const tile of [...anchor.tiles.values()]) {
+    if (tile.state === "queued" && !inRange(tile, visible)) forgetTile(tile); // never sent
+    else if (tile.state === "loading" && !inRange(tile, kept)) abortTile(tile);
+  }
+  if (anchor.tiles.size > CACHE_LIMIT) {
+    const far = [...anchor.tiles.values()]
+      .filter((tile) => tile.state !== "loading" && !inRange(tile, visible))
+      .sort((a, b) => distance(b) - distance(a));
+    for (const tile of far.slice(0, anchor.tiles.size - CACHE_LIMIT)) forgetTile(tile);
+  }
+  pump();
+  checkFilled();
+}
+
+let pumpTimer = 0;
+let holdSends = false;
+/** After a 503, nothing new is sent before this time (the server's Retry-After): its queue is full for everyone. */
+let busyUntil = 0;
+
+/** Sends the nearest queued tiles while fewer than six are in flight. */
+function pump() {
+  if (!anchor || pendingResize || holdSends) return;
+  const now = performance.now();
+  let earliest = busyUntil > now ? busyUntil : Infinity;
+  while (inFlight < MAX_IN_FLIGHT && busyUntil <= now) {
+    let best = null;
+    let bestDistance = Infinity;
+    for (const tile of anchor.tiles.values()) {
+      if (tile.state !== "queued") continue;
+      if (tile.notBefore > now) {
+        earliest = Math.min(earliest, tile.notBefore);
+        continue;
+      }
+      const d = distance(tile);
+      if (d < bestDistance) [best, bestDistance] = [tile, d];
+    }
+    if (!best) break;
+    send(best);
+  }
+  clearTimeout(pumpTimer);
+  if (earliest < Infinity) pumpTimer = setTimeout(pump, Math.max(0, earliest - now) + 5);
+}
+
+async function send(tile) {
+  const controller = new AbortController();
+  let held = true;
+  inFlight += 1;
+  const release = () => {
+    if (held) {
+      held = false;
+      inFlight -= 1;
+    }
+  };
+  tile.controller = controller;
+  tile.release = release;
+  setState(tile, "loading");
+  record("sent", tile.url);
+  const current = () => tile.controller === controller;
+  try {
+    const response = await fetch(tile.url, { signal: controller.signal });
+    if (!current()) return;
+    if (response.status === 503) {
+      response.body?.cancel().catch(() => {});
+      const seconds = Number(response.headers.get("Retry-After"));
+      release();
+      tile.controller = null;
+      tile.notBefore = performance.now() + 1000 * (seconds >= 0 && seconds <= 60 ? seconds : 1);
+      busyUntil = Math.max(busyUntil, tile.notBefore);
+      setState(tile, "queued");
+      record("retry", tile.url);
+      showTileStatus();
+      return;
+    }
+    if (!response.ok) {
+      const line = await firstLine(response);
+      if (current()) failTile(tile, `tile ${tile.window}: ${line}`, false);
+      return;
+    }
+    const blob = await response.blob();
+    if (!current()) return;
+    // The slot is held until the picture is decoded, so that the log's sent and loaded pair up in time.
+    const url = URL.createObjectURL(blob);
+    tile.img.src = url;
+    try {
+      await tile.img.decode();
+    } catch {
+      if (current()) failTile(tile, `tile ${tile.window}: the server's answer is not a picture`, false);
+      return;
+    }
+    if (!current() || tile.anchor !== anchor) {
+      // Left the view or superseded while decoding: never shown.
+      if (tile.img.src === url) tile.img.removeAttribute("src");
+      URL.revokeObjectURL(url);
+      return;
+    }
+    tile.controller = null;
+    tile.release = null;
+    setState(tile, "loaded");
+    record("loaded", tile.url);
+    showTileStatus();
+    checkFilled();
+  } catch (error) {
+    if (error.name === "AbortError" || !current()) return;
+    failTile(tile, `tile ${tile.window}: network: ${error.message}`, true);
+  } finally {
+    release();
+    pump();
+  }
+}
+
+async function firstLine(response) {
+  const type = response.headers.get("Content-Type") ?? "";
+  let text = "";
+  if (type.startsWith("text/plain")) {
+    try {
+      text = (await response.text()).split("\n")[0].trim().slice(0, 300);
+    } catch {
+      text = "";
+    }
+  } else {
+    response.body?.cancel().catch(() => {});
+  }
+  return text || `${response.status} ${response.statusText}`.trim();
+}
+
+function failTile(tile, line, retryable) {
+  tile.release?.();
+  tile.controller = null;
+  tile.retryAt = retryable ? performance.now() + NETWORK_RETRY_MS : 0;
+  if (tile.img.src.startsWith("blob:")) URL.revokeObjectURL(tile.img.src);
+  tile.img.removeAttribute("src");
+  setState(tile, "failed");
+  record("failed", tile.url);
+  tile.anchor.lastFailure = line;
+  showTileStatus();
+}
+
+function showTileStatus() {
+  if (!anchor) return;
+  let failed = 0;
+  let waiting = 0;
+  for (const tile of anchor.tiles.values()) {
+    if (tile.state === "failed") failed += 1;
+    else if (tile.state === "queued" && tile.notBefore > performance.now()) waiting += 1;
+  }
+  const lines = [];
+  if (failed) lines.push(`${anchor.lastFailure}${failed > 1 ? ` (${failed} tiles failed)` : ""}`);
+  if (waiting) lines.push(`the server is busy: ${waiting} tile${waiting > 1 ? "s wait" : " waits"} to retry`);
+  setStatus("tiles", lines.join("\n"));
+}
+
+/** Whether every tile that meets the viewport is loaded and no placeholder is left; drops them when it is. */
+function checkFilled() {
+  if (!anchor || pendingResize) return false;
+  const filled = visibleTiles(anchor).every((tile) => tile.state === "loaded");
+  if (filled && placeholderLayers.length) removePlaceholders();
+  return filled && placeholderLayers.length === 0;
+}
+
+// MARK: - Placing layers
+
+// While a resize waits, the layers move (whole pixels) so that the old centre stays at the viewport's centre.
+function resizeShift() {
+  if (!pendingResize) return [0, 0];
+  return [
+    Math.round((viewportSize[0] - pendingResize.size[0]) / 2),
+    Math.round((viewportSize[1] - pendingResize.size[1]) / 2),
+  ];
+}
+
+// A translation on whole device pixels: tiles at fractional positions show seams between them.
+function snap(value) {
+  const ratio = window.devicePixelRatio || 1;
+  return Math.round(value * ratio) / ratio;
+}
+
+function applyTransforms() {
+  if (!anchor) return;
+  const [shiftX, shiftY] = resizeShift();
+  anchor.layer.style.transform = `translate(${snap(shiftX - offset[0])}px, ${snap(shiftY - offset[1])}px)`;
+  for (const { layer, placement } of placeholderLayers) {
+    const x = snap(placement.x - offset[0] + shiftX);
+    const y = snap(placement.y - offset[1] + shiftY);
+    layer.style.transform = `translate(${x}px, ${y}px) scale(${placement.scale})`;
+  }
+}
+
+// MARK: - Pan and zoom
+
+/** Moves the picture by (dx, dy) CSS pixels, as a drag does (whole pixels: the offset stays an integer). */
+function panBy(dx, dy) {
+  if (!anchor) return;
+  flushResize();
+  const x = Math.round(dx);
+  const y = Math.round(dy);
+  if (x === 0 && y === 0) return;
+  offset = [offset[0] - x, offset[1] - y];
+  updateView();
+  showZoom();
+}
+
+/**
+ * Zooms by `factor` (2 or 1/2) about the viewport point (x, y), which stays where it is: a new anchor.
+ * @returns {boolean} whether it zoomed (false at the zoom's limits, with a status line).
+ */
+function zoomAbout(x, y, factor) {
+  if (!anchor) return false;
+  flushResize({ send: false }); // the zoom is about the picture as anchored at the viewport's size
+  const f = Number(factor) >= 1 ? 2 : 0.5;
+  const next = decimal.centreAfterZoom(
+    anchor.center,
+    anchor.zoom,
+    [anchor.width, anchor.height],
+    Math.round(x),
+    Math.round(y),
+    f,
+    offset,
+  );
+  if (f > 1 && decimal.compare(next.zoom, MAX_ZOOM) > 0) {
+    setStatus("input", `the deepest zoom mandel renders is ${MAX_ZOOM}`);
+    return false;
+  }
+  if (f < 1 && decimal.compare(next.zoom, MIN_ZOOM) < 0) {
+    setStatus("input", `the page zooms out to ${MIN_ZOOM}`);
+    return false;
+  }
+  setStatus("input", "");
+  anchorAt({ ...settingsOf(anchor.settings), center: next.center, zoom: next.zoom });
+  return true;
+}
+
+// MARK: - History
+
+let lastCommit = null; // {kind, t}
+let lastURLWrite = 0;
+let urlTimer = 0;
+
+function historyState() {
+  return {
+    mandel: 1,
+    anchor: { center: anchor.center, zoom: anchor.zoom, width: anchor.width, height: anchor.height, settings: anchor.settings },
+    offset: [...offset],
+  };
+}
+
+/** Writes the current view into the URL: a new history entry ("push") or the current one ("replace"). */
+function writeHistory(mode) {
+  if (!anchor) return;
+  clearTimeout(urlTimer);
+  const url = pageURL(currentView());
+  const same = url === location.pathname + location.search;
+  if (mode === "push" && !same) history.pushState(historyState(), "", url);
+  else history.replaceState(historyState(), "", url);
+  lastURLWrite = performance.now();
+  document.title = `mandel · ${decimal.formatShort(anchor.zoom)}×`;
+  scheduleViewCheck();
+}
+
+/** A discrete change ended: a new history entry, or the same one for a burst of the same kind (wheel, held key). */
+function commit(kind, coalesce = false) {
+  const now = performance.now();
+  const joins = coalesce && lastCommit?.kind === kind && now - lastCommit.t < COALESCE_MS;
+  writeHistory(joins ? "replace" : "push");
+  lastCommit = { kind, t: now };
+  setStatus("url", ""); // what the opened URL got wrong no longer describes the view
+}
+
+// While a drag goes on, the URL follows it (replaceState), at most every URL_WRITE_INTERVAL_MS.
+function followInURL() {
+  const wait = lastURLWrite + URL_WRITE_INTERVAL_MS - performance.now();
+  clearTimeout(urlTimer);
+  if (wait <= 0) writeHistory("replace");
+  else urlTimer = setTimeout(() => writeHistory("replace"), wait);
+}
+
+function restore(state) {
+  if (!anchor) return;
+  cancelResize();
+  setStatus("input", "");
+  const saved = state?.mandel === 1 ? state.anchor : null;
+  const fits = saved && saved.width === viewportSize[0] && saved.height === viewportSize[1];
+  if (fits && anchor && saved.center === anchor.center && saved.zoom === anchor.zoom &&
+      anchor.width === saved.width && anchor.height === saved.height && sameSettings(saved.settings, anchor.settings)) {
+    offset = [...state.offset]; // the same picture: its loaded tiles serve again
+    updateView();
+    showZoom();
+  } else if (fits) {
+    anchorAt({ ...settingsOf(saved.settings), center: saved.center, zoom: saved.zoom }, { offset: state.offset });
+  } else {
+    const { view, complaints } = viewFromQuery(location.search);
+    setStatus("url", complaints.join("\n"));
+    anchorAt(view);
+  }
+  lastCommit = null;
+  document.title = `mandel · ${decimal.formatShort(anchor.zoom)}×`;
+  scheduleViewCheck();
+}
+
+// MARK: - Resize
+
+function measureViewport() {
+  return [Math.max(1, dom.view.clientWidth), Math.max(1, dom.view.clientHeight)];
+}
+
+function onResize() {
+  const size = measureViewport();
+  if (size[0] === viewportSize[0] && size[1] === viewportSize[1]) return;
+  if (!anchor) {
+    viewportSize = size;
+    return;
+  }
+  if (!pendingResize) pendingResize = { center: currentCentre(), size: viewportSize, timer: 0 };
+  viewportSize = size;
+  applyTransforms();
+  clearTimeout(pendingResize.timer);
+  pendingResize.timer = setTimeout(flushResize, RESIZE_DELAY_MS);
+}
+
+/**
+ * Ends a pending resize: re-anchors at the same centre and zoom with the new viewport's size.
+ * @param {object} [options] - send: false when another anchor follows at once (no requests, no history).
+ */
+function flushResize(options = {}) {
+  if (!pendingResize) return;
+  const { center, size, timer } = pendingResize;
+  clearTimeout(timer);
+  pendingResize = null;
+  const quiet = options.send === false;
+  if (size[0] === viewportSize[0] && size[1] === viewportSize[1]) {
+    if (quiet) applyTransforms();
+    else updateView(); // back to the size it had: the same picture
+    return;
+  }
+  const view = { ...settingsOf(anchor.settings), center, zoom: anchor.zoom };
+  anchorAt(view, quiet ? { send: false } : { history: "replace" });
+}
+
+/** Forgets a pending resize, for a change that anchors anew anyway (it reads the view first). */
+function cancelResize() {
+  if (!pendingResize) return;
+  clearTimeout(pendingResize.timer);
+  pendingResize = null;
+  applyTransforms();
+}
+
+// MARK: - Controls
+
+function fillSelect(select, options) {
+  select.replaceChildren(
+    ...options.map(({ value, label, title }) => {
+      const option = document.createElement("option");
+      option.value = value;
+      option.textContent = label ?? value;
+      if (title) option.title = title;
+      return option;
+    }),
+  );
+}
+
+function setUpControls() {
+  fillSelect(dom.color, config.colors.map((value) => ({ value })));
+  fillSelect(dom.strategy, config.strategies.map(({ name, summary }) => ({ value: name, title: summary })));
+  dom.iterations.max = String(config.max_iterations);
+
+  dom.bar.addEventListener("submit", (event) => event.preventDefault());
+  dom.iterations.addEventListener("change", () => {
+    try {
+      changeSetting("iterations", checkedIterations(dom.iterations.value));
+      setStatus("input", "");
+    } catch (error) {
+      setStatus("input", error.message);
+      dom.iterations.value = anchor.settings.iterations;
+    }
+  });
+  dom.iterations.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") dom.iterations.dispatchEvent(new Event("change"));
+    if (event.key === "Escape") {
+      dom.iterations.value = anchor.settings.iterations;
+      dom.iterations.blur();
+    }
+  });
+  for (const key of ["color", "palette", "strategy"]) {
+    dom[key].addEventListener("change", () => changeSetting(key, dom[key].value));
+  }
+  dom.copy.addEventListener("click", copyCommand);
+  dom.command.addEventListener("focus", () => dom.command.select());
+}
+
+// A control changed: the same place with the new setting, anchored anew, and a history entry.
+function changeSetting(key, value) {
+  if (!anchor || anchor.settings[key] === value) return;
+  const view = currentView();
+  cancelResize();
+  view[key] = value;
+  anchorAt(view);
+  commit("control");
+}
+
+function showSettings() {
+  const settings = anchor.settings;
+  dom.iterations.value = settings.iterations;
+  dom.color.value = settings.color;
+  const palettes = config.palettes.map((value) => ({ value }));
+  if (!config.palettes.includes(settings.palette)) palettes.push({ value: settings.palette, label: "custom", title: settings.palette });
+  fillSelect(dom.palette, palettes);
+  dom.palette.value = settings.palette;
+  dom.palette.disabled = !usesPalette(settings);
+  dom.palette.title = usesPalette(settings) ? "" : "bw and gray use no palette";
+  dom.strategy.value = settings.strategy;
+  dom.strategy.title = config.strategies.find((s) => s.name === settings.strategy)?.summary ?? "";
+  showZoom();
+}
+
+// The zoom read-out, and the command composed here (the server's, from /view, replaces it when it comes).
+function showZoom() {
+  if (!anchor) return;
+  dom.zoom.textContent = decimal.formatShort(anchor.zoom);
+  dom.zoom.title = `zoom ${anchor.zoom}`;
+  dom.command.value = composeCommand(currentView(), sizeText(viewportSize));
+}
+
+// MARK: - The command
+
+function shellWord(word) {
+  return /^[A-Za-z0-9_.,:=/@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The options in the order the server's /view writes them (`render`'s own); any others follow. */
+const COMMAND_ORDER = [
+  "strategy", "size", "center", "zoom", "precision", "bla", "iterations", "color", "palette", "palette-cycle",
+  "palette-offset", "julia", "supersample",
+];
+
+/** `mandel render …` for a view, composed here when the server's /view cannot say. */
+function composeCommand(view, size) {
+  const options = new Map([["size", size], ["center", view.center], ["zoom", view.zoom], ...settingPairs(view, true)]);
+  const keys = [
+    ...COMMAND_ORDER.filter((key) => options.has(key)),
+    ...[...options.keys()].filter((key) => !COMMAND_ORDER.includes(key)),
+  ];
+  const words = ["mandel", "render", ...keys.flatMap((key) => [`--${key}`, options.get(key)]), "-o", "mandel.png"];
+  return words.map(shellWord).join(" ");
+}
+
+let viewCheck = { timer: 0, controller: null, available: true };
+
+function scheduleViewCheck() {
+  clearTimeout(viewCheck.timer);
+  viewCheck.timer = setTimeout(checkView, 250);
+}
+
+/** Asks the server's /view for the command and the precision of the view on screen (and whether it is valid). */
+async function checkView() {
+  if (!anchor) return;
+  showZoom();
+  if (!viewCheck.available) return;
+  viewCheck.controller?.abort();
+  const controller = new AbortController();
+  viewCheck.controller = controller;
+  const query = serverQuery(currentView(), sizeText(viewportSize));
+  try {
+    const response = await fetch(`/view?${query}`, { signal: controller.signal });
+    if (response.status === 400) {
+      setStatus("view", await firstLine(response));
+      return;
+    }
+    if (response.status === 404 || response.status === 405 || response.status === 501) {
+      viewCheck.available = false; // a server without /view: the page composes the command itself
+      return;
+    }
+    if (!response.ok) return;
+    const answer = await response.json();
+    if (controller !== viewCheck.controller) return;
+    setStatus("view", "");
+    if (typeof answer.command === "string") dom.command.value = answer.command;
+    if (typeof answer.precision === "string") {
+      dom.precision.textContent = answer.precision === "double" ? "" : answer.precision;
+      dom.precision.title = `computed with ${answer.precision}`;
+    }
+  } catch {
+    // No answer (aborted, offline): the composed command stays.
+  }
+}
+
+async function copyCommand() {
+  const text = dom.command.value;
+  let copied = false;
+  try {
+    await navigator.clipboard.writeText(text);
+    copied = true;
+  } catch {
+    dom.command.focus();
+    dom.command.select();
+    copied = document.execCommand("copy");
+  }
+  dom.copy.textContent = copied ? "copied" : "select + ⌘C";
+  setTimeout(() => (dom.copy.textContent = "copy"), 1200);
+}
+
+// MARK: - Status
+
+/** Sets the line of one source (tiles, view, url, input, config); an empty line clears it. */
+function setStatus(source, line) {
+  if (line) statusLines.set(source, line);
+  else statusLines.delete(source);
+  dom.status.textContent = [...statusLines.values()].join("\n");
+}
+
+// MARK: - Input
+
+function isTyping(target) {
+  return target instanceof Element && target.closest("input, select, textarea, [contenteditable]") !== null;
+}
+
+function setUpInput() {
+  const pointers = new Map(); // pointerId → {x, y}
+  let drag = null; // {id, x, y, applied: [x, y], moved}
+  let pinch = null; // {distance}
+
+  const spread = () => {
+    const [a, b] = [...pointers.values()];
+    return { distance: Math.hypot(a.x - b.x, a.y - b.y), x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
+  };
+  const local = (event) => {
+    const box = dom.view.getBoundingClientRect();
+    return [event.clientX - box.left, event.clientY - box.top];
+  };
+
+  dom.view.addEventListener("pointerdown", (event) => {
+    if (event.pointerType === "mouse" && event.button !== 0) return;
+    dom.view.setPointerCapture(event.pointerId);
+    const [x, y] = local(event);
+    pointers.set(event.pointerId, { x, y });
+    if (pointers.size === 1) {
+      drag = { id: event.pointerId, x, y, applied: [0, 0], moved: false };
+    } else if (pointers.size === 2) {
+      endDrag();
+      pinch = { distance: spread().distance };
+    }
+  });
+  dom.view.addEventListener("pointermove", (event) => {
+    if (!pointers.has(event.pointerId)) return;
+    const [x, y] = local(event);
+    pointers.set(event.pointerId, { x, y });
+    if (pinch && pointers.size === 2) {
+      const now = spread();
+      const ratio = now.distance / Math.max(1, pinch.distance);
+      if (ratio >= 1.6 || ratio <= 1 / 1.6) {
+        if (zoomAbout(now.x, now.y, ratio > 1 ? 2 : 0.5)) commit("pinch", true);
+        pinch.distance = now.distance;
+      }
+      return;
+    }
+    if (!drag || drag.id !== event.pointerId) return;
+    if (!drag.moved && Math.hypot(x - drag.x, y - drag.y) < DRAG_THRESHOLD) return; // a click's jitter
+    const total = [Math.round(x - drag.x), Math.round(y - drag.y)];
+    const step = [total[0] - drag.applied[0], total[1] - drag.applied[1]];
+    if (step[0] === 0 && step[1] === 0) return;
+    drag.applied = total;
+    panBy(step[0], step[1]);
+    if (!drag.moved) {
+      drag.moved = true;
+      dom.view.classList.add("dragging");
+      commit("drag"); // the drag's own history entry, which it then keeps up to date
+    } else {
+      followInURL();
+    }
+  });
+  const endDrag = () => {
+    if (drag?.moved) writeHistory("replace");
+    drag = null;
+    dom.view.classList.remove("dragging");
+  };
+  let lastTap = { t: -Infinity, x: 0, y: 0 };
+  let tapZoomed = -Infinity; // Chromium may follow a double tap with a dblclick: one zoom, not two
+  const up = (event) => {
+    if (!pointers.delete(event.pointerId)) return;
+    if (drag?.id === event.pointerId) {
+      // A double tap zooms in on touch screens, where a dblclick does not always come.
+      if (event.pointerType === "touch" && !drag.moved && event.type === "pointerup") {
+        const [x, y] = local(event);
+        const now = performance.now();
+        if (now - lastTap.t < 300 && Math.hypot(x - lastTap.x, y - lastTap.y) < 30) {
+          zoomAt(x, y, 2);
+          lastTap = { t: -Infinity, x: 0, y: 0 };
+          tapZoomed = now;
+        } else {
+          lastTap = { t: now, x, y };
+        }
+      }
+      endDrag();
+    }
+    if (pointers.size < 2) pinch = null;
+  };
+  dom.view.addEventListener("pointerup", up);
+  dom.view.addEventListener("pointercancel", up);
+
+  dom.view.addEventListener("dblclick", (event) => {
+    event.preventDefault();
+    if (performance.now() - tapZoomed < 600) return;
+    const [x, y] = local(event);
+    zoomAt(x, y, event.shiftKey ? 0.5 : 2);
+  });
+
+  let wheel = { sum: 0, last: 0, seen: 0 };
+  dom.view.addEventListener(
+    "wheel",
+    (event) => {
+      event.preventDefault();
+      const unit = event.deltaMode === 1 ? 40 : event.deltaMode === 2 ? 800 : 1;
+      const delta = event.deltaY * unit;
+      const now = performance.now();
+      // A new direction, or a pause, starts a new sum.
+      if (Math.sign(delta) !== Math.sign(wheel.sum) || now - wheel.seen > 400) wheel.sum = 0;
+      wheel.sum += delta;
+      wheel.seen = now;
+      if (Math.abs(wheel.sum) < WHEEL_STEP || now - wheel.last < WHEEL_INTERVAL_MS) return;
+      const factor = wheel.sum < 0 ? 2 : 0.5;
+      wheel = { sum: 0, last: now, seen: now };
+      const [x, y] = local(event);
+      if (zoomAbout(x, y, factor)) commit("wheel", true);
+    },
+    { passive: false },
+  );
+
+  window.addEventListener("keydown", (event) => {
+    if (isTyping(event.target) || event.ctrlKey || event.metaKey || event.altKey || !anchor) return;
+    const [vw, vh] = viewportSize;
+    const pans = {
+      ArrowLeft: [vw / 4, 0],
+      ArrowRight: [-vw / 4, 0],
+      ArrowUp: [0, vh / 4],
+      ArrowDown: [0, -vh / 4],
+    };
+    if (pans[event.key]) {
+      panBy(...pans[event.key]);
+      commit("key-pan", event.repeat);
+    } else if (event.key === "+" || event.key === "=") {
+      if (zoomAbout(vw / 2, vh / 2, 2)) commit("key-zoom", event.repeat);
+    } else if (event.key === "-" || event.key === "_") {
+      if (zoomAbout(vw / 2, vh / 2, 0.5)) commit("key-zoom", event.repeat);
+    } else {
+      return;
+    }
+    event.preventDefault();
+  });
+
+  window.addEventListener("resize", onResize);
+  window.addEventListener("popstate", (event) => restore(event.state));
+}
+
+// MARK: - Hooks for tests
+
+/** Pans as a whole drag by (dx, dy) CSS pixels does, history entry included. */
+function pan(dx, dy) {
+  if (!anchor) return;
+  panBy(dx, dy);
+  commit("drag");
+}
+
+/** Zooms as a double-click at (x, y) does: factor 2 in, 1/2 out; returns whether it zoomed. */
+function zoomAt(x, y, factor) {
+  const zoomed = zoomAbout(x, y, factor);
+  if (zoomed) commit("zoom");
+  return zoomed;
+}
+
+function countPlaceholders() {
+  let count = 0;
+  for (const entry of placeholderLayers) {
+    for (const img of entry.layer.querySelectorAll("img")) if (onScreen(placeholderRect(entry, img))) count += 1;
+  }
+  return count;
+}
+
+let markReady;
+window.mandelPage = {
+  /** The view on screen, in the URL's strings; offset: the viewport's corner in the anchored picture's grid. */
+  view: () =>
+    anchor && {
+      center: currentCentre(),
+      zoom: anchor.zoom,
+      size: sizeText(viewportSize),
+      iterations: anchor.settings.iterations,
+      color: anchor.settings.color,
+      palette: anchor.settings.palette,
+      strategy: anchor.settings.strategy,
+      extra: { ...anchor.settings.extra },
+      offset: [...offset],
+    },
+  /** The current anchor's tile records: {window, url, state}. */
+  tiles: () => (anchor ? [...anchor.tiles.values()].map(({ window, url, state }) => ({ window, url, state })) : []),
+  placeholders: countPlaceholders,
+  filled: () => checkFilled(),
+  log,
+  pan,
+  zoomAt,
+  /** Resolves once the configuration is read and the first picture anchored. */
+  ready: new Promise((resolve) => (markReady = resolve)),
+};
+
+// MARK: - Start
+
+async function loadConfig() {
+  try {
+    const response = await fetch("/config", { cache: "no-store" });
+    if (!response.ok) throw new Error(`${response.status} ${response.statusText}`);
+    const answer = await response.json();
+    config = {
+      ...FALLBACK_CONFIG,
+      ...answer,
+      start: { ...FALLBACK_CONFIG.start, ...(answer.start ?? {}) },
+    };
+    for (const key of ["strategies", "palettes", "colors"]) {
+      if (!Array.isArray(config[key]) || config[key].length === 0) config[key] = FALLBACK_CONFIG[key];
+    }
+    if (!Number.isSafeInteger(config.max_iterations)) config.max_iterations = FALLBACK_CONFIG.max_iterations;
+    if (Number.isSafeInteger(config.tile_side) && config.tile_side > 0) tileSide = config.tile_side;
+  } catch (error) {
+    setStatus("config", `cannot read /config (${error.message}); using built-in defaults`);
+  }
+}
+
+async function main() {
+  await loadConfig();
+  setUpControls();
+  setUpInput();
+  viewportSize = measureViewport();
+  // A fresh load anchors at the URL's centre (the history entry's state is rewritten to match).
+  const { view, complaints } = viewFromQuery(location.search);
+  setStatus("url", complaints.join("\n"));
+  anchorAt(view, { history: "replace" });
+}
+
+main()
+  .catch((error) => {
+    setStatus("page", `the page failed to start: ${error.message}`);
+    throw error;
+  })
+  .finally(() => markReady());

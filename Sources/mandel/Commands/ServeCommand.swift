@@ -1,0 +1,99 @@
+import ArgumentParser
+import MandelOptions
+import MandelServer
+import MandelbrotCore
+import RenderModel
+import StrategyCatalog
+
+/// `mandel serve`: the explorer, a page in a browser whose tiles the chosen strategy renders.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Explore the set in a browser: a page whose tiles the chosen strategy renders.",
+        discussion: """
+            Prints the page's URL as its first line, then serves until SIGINT or SIGTERM, which \
+            cancel the tiles under way and exit 0. Every tile is the same PNG as a 'mandel render' \
+            (its X-Mandel-Command header gives the arguments); a tile whose browser moved on is \
+            cancelled through the strategy's own cancel. The view, colour and work options set \
+            the page's starting view and how tiles render; the page's size is the browser's. \
+            GET /stats reports what the tiles cost (see docs/options.md).
+            """
+    )
+
+    @Option(help: "The address to listen on (default: loopback only).")
+    var host = "127.0.0.1"
+
+    @Option(
+        parsing: .unconditional, help: "The port, 0…65535; 0 lets the system choose one.",
+        transform: { try ValueParsing.integer($0) })
+    var port = 8080
+
+    @Option(
+        name: .customLong("strategy"),
+        help: ArgumentHelp("The page's first strategy (see 'mandel strategies').", valueName: "name"))
+    var strategy = StrategyChoice(StrategyCatalog.recommended)
+
+    @Option(
+        help: ArgumentHelp(
+            "Who stops a tile whose browser moved on: flag (the shared flag every strategy checks) or native (only "
+                + "the mechanism's own cancel; a running GCD block renders on, and the waste is counted) (default: "
+                + "flag)."))
+    var cancelBy: CancellationMode?
+
+    @Option(
+        parsing: .unconditional, help: "Tiles that may wait for a render, 0…10000; more are refused with 503.",
+        transform: { try ValueParsing.integer($0) })
+    var queue = 64
+
+    @Option(
+        parsing: .unconditional, help: "The most iterations a tile may ask for, 1…100000000.",
+        transform: { try ValueParsing.integer($0) })
+    var maxIterations = 10_000_000
+
+    @OptionGroup(title: "Starting view")
+    var view: ViewOptions
+
+    @OptionGroup(title: "Work split")
+    var work: WorkOptions
+
+    mutating func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535 (got \(port))") }
+        guard (0...10000).contains(queue) else {
+            throw ValidationError("--queue must be from 0 to 10000 tiles (got \(queue))")
+        }
+        guard (1...Limits.maximumIterations).contains(maxIterations) else {
+            throw ValidationError(
+                "--max-iterations must be from 1 to \(Limits.maximumIterations) (got \(maxIterations))")
+        }
+        try work.validateSingleValues(command: "serve", size: view.size)
+        if view.preset != nil { throw ValidationError("--preset is a fixed picture; the explorer starts at a view") }
+        // The starting view is a view the page will ask for: refused now if a tile of it would be.
+        do {
+            _ = try ViewRequest(
+                query: startQuery.filter { $0.key != "strategy" }, needsWindow: false, limits: limits, work: work)
+        } catch {
+            throw ValidationError("the starting view: \(error.description)")
+        }
+    }
+
+    private var startQuery: [(key: String, value: String)] {
+        ExplorerServer.startQuery(of: view, strategy: strategy.strategy.name)
+    }
+
+    private var limits: RequestLimits { RequestLimits(maximumIterations: maxIterations) }
+
+    func run() async throws {
+        var settings = ExplorerServer.Settings(work: work)
+        settings.host = host
+        settings.port = port
+        settings.start = startQuery
+        settings.cancellationMode = cancelBy ?? .flag
+        settings.queueCapacity = queue
+        settings.limits = limits
+        let server = try ExplorerServer(settings: settings)
+        try await server.run { url in
+            // The first line on standard output, flushed: a script waits for it.
+            try? StandardOutput.line(url)
+        }
+    }
+}
