@@ -226,6 +226,12 @@ let package = Package(
                 ],
                 swiftSettings: sharedSwiftSettings
             ),
+            // The explorer's page in a real browser (chromium driven over WebDriver), against the real `mandel serve`.
+            .testTarget(
+                name: "ExplorerPageTests",
+                dependencies: ["mandel", "ImageFiles", "Deadline"],
+                swiftSettings: sharedSwiftSettings
+            ),
             .testTarget(
                 name: "MandelCommandTests",
                 dependencies: [

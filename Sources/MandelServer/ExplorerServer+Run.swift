@@ -31,6 +31,7 @@ extension ExplorerServer {
             configuration: .init(
                 services: [.init(service: app), .init(service: ShutdownWatch(server: self))],
                 gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        monitor.start()
         try await group.run()
         stopEverything()
     }

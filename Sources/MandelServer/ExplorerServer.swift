@@ -50,8 +50,12 @@ package final class ExplorerServer: Sendable {
     /// The server's own strategies by name: the catalog's, but a `process` that keeps its helpers.
     let strategies: [String: any RenderStrategy]
     private let nextTicket = Atomic<Int>(0)
+    /// Set once the server is going away: the live streams end.
+    private let stopping = Atomic(false)
     /// The cancel flags of the tiles under way, for a shutdown to stop them all.
     private let underWay = Locked<[Int: CancellationFlag]>([:])
+    /// What the server does while someone explores, for the page's live panel.
+    let monitor = LiveMonitor()
     /// The `process` strategy's helpers, kept for the server's life.
     private let helperPool = HelperPool()
 
@@ -72,6 +76,8 @@ package final class ExplorerServer: Sendable {
         let flags = underWay.withLock { Array($0.values) }
         flags.forEach { $0.cancel() }
         helperPool.stopAll()
+        monitor.stop()
+        stopping.store(true, ordering: .relaxed)
     }
 
     // MARK: - Routes
@@ -98,6 +104,7 @@ package final class ExplorerServer: Sendable {
                     references: (references.count, reuse.found, reuse.computed)))
         }
         router.get("health") { _, _ in Self.text(.ok, "ok") }
+        router.get("events") { [self] _, _ in liveEvents() }
         router.get("view") { [self] request, _ in
             do {
                 let view = try ViewRequest(
@@ -182,11 +189,15 @@ package final class ExplorerServer: Sendable {
         let settings = RunSettings(cancellationMode: self.settings.cancellationMode)
         let startCPU = CPUTime.now()
         let start = MonotonicClock.nanoseconds()
+        let mark = monitor.began(tile.strategy)
+        defer { monitor.ended(mark) }
         do {
             let picture = try await TileRender(
                 job: tile.job, strategy: strategy, settings: settings, references: references
             ).run(cancellation: flag)
+            monitor.ended(mark)
             await queue.leave()
+            monitor.deepTile(tile.strategy, report: picture.report)
             let cpu = picture.report.cpu.total
             if flag.isCancelled {
                 stats.ended(tile.strategy, .wasted(cpuSeconds: cpu))
@@ -217,7 +228,7 @@ package final class ExplorerServer: Sendable {
     /// A tile's PNG, counted as sent once its last byte went out, or as wasted if the client went first.
     private func png(_ bytes: [UInt8], tile: ViewRequest, cpu: Double, seconds: Double) -> Response {
         let name = tile.strategy
-        let stats = self.stats
+        let (stats, monitor) = (self.stats, self.monitor)
         return Response(
             status: .ok,
             headers: [
@@ -228,10 +239,28 @@ package final class ExplorerServer: Sendable {
                     try await writer.write(ByteBuffer(bytes: bytes))
                     try await writer.finish(nil)
                     stats.ended(name, .sent(cpuSeconds: cpu, renderSeconds: seconds))
+                    monitor.sent(name)
                 } catch {
                     stats.ended(name, .wasted(cpuSeconds: cpu))
                     throw error
                 }
+            })
+    }
+
+    /// The live panel's stream: server-sent events, one `stats` message every 250 ms (see
+    /// ``LiveJSON``), until the client goes or the server stops.
+    private func liveEvents() -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
+            body: ResponseBody { [self] writer in
+                while !stopping.load(ordering: .relaxed) {
+                    let message = "event: stats\ndata: " + String(decoding: monitor.snapshot(stats: stats), as: UTF8.self)
+                        + "\n\n"
+                    try await writer.write(ByteBuffer(string: message))
+                    try await Task.sleep(for: .milliseconds(250))
+                }
+                try await writer.finish(nil)
             })
     }
 
@@ -249,7 +278,14 @@ package final class ExplorerServer: Sendable {
                 ConfigurationJSON(
                     start: Dictionary(settings.start.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }),
                     tileSide: 256,
-                    strategies: StrategyCatalog.all.map { .init(name: $0.name, summary: $0.summary) },
+                    strategies: StrategyCatalog.names.map { name in
+                        let strategy = strategies[name]!
+                        return .init(
+                            name: name, summary: strategy.summary,
+                            details: Dictionary(
+                                StrategyCatalog.details(of: strategy).map { ($0.what, $0.how) },
+                                uniquingKeysWith: { $1 }))
+                    },
                     palettes: Palette.named.map(\.name),
                     colors: ColorScheme.allCases.filter { $0 != .histogram }.map(\.rawValue),
                     maxIterations: settings.limits.maximumIterations)))
@@ -259,6 +295,8 @@ package final class ExplorerServer: Sendable {
         struct Strategy: Encodable {
             let name: String
             let summary: String
+            /// How it cancels, waits, orders work, makes work wait and recovers: `mandel strategies --details`.
+            let details: [String: String]
         }
         let start: [String: String]
         let tileSide: Int
@@ -273,8 +311,19 @@ package final class ExplorerServer: Sendable {
         let precision: String
 
         init(_ view: ViewRequest) {
-            command = "mandel " + view.command + " -o mandel.png"
+            // For a shell: a word with a character the shell reads (a palette's '#') is quoted.
+            command = (["mandel", "render"] + view.arguments.map(Self.shellWord) + ["-o", "mandel.png"])
+                .joined(separator: " ")
             precision = view.job.deep == nil ? "double" : "perturbation"
+        }
+
+        /// `word`, single-quoted unless every character is one a shell takes as it is.
+        static func shellWord(_ word: String) -> String {
+            let plain = word.utf8.allSatisfy { byte in
+                (0x30...0x39).contains(byte) || (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
+                    || "-_.,:+/=@%".utf8.contains(byte)
+            }
+            return plain ? word : "'" + word.replacing("'", with: "'\\''") + "'"
         }
     }
 }

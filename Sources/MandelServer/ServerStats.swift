@@ -1,3 +1,4 @@
+import Comparison
 import Foundation
 import Platform
 
@@ -37,7 +38,11 @@ final class ServerStats: Sendable {
     /// The most latencies and render times kept per strategy (the newest).
     private static let kept = 10_000
 
+    /// The strategies counted, in the catalog's order.
+    let strategyNames: [String]
+
     init(strategies: [String]) {
+        strategyNames = strategies
         counters.withLock { table in
             for name in strategies { table[name] = Counters() }
         }
@@ -80,10 +85,9 @@ final class ServerStats: Sendable {
         list.append(value)
     }
 
-    /// The JSON of `GET /stats`.
-    func json(queue: (rendering: Int, waiting: Int), capacity: Int, slots: Int, references: (Int, Int, Int)) -> Data {
-        let table = counters.withLock { $0 }
-        let strategies = table.mapValues { entry in
+    /// Each strategy's counts, CPU and latencies so far.
+    func totals() -> [String: StrategyJSON] {
+        counters.withLock { $0 }.mapValues { entry in
             StrategyJSON(
                 tilesRequested: entry.requested, tilesSent: entry.sent, tilesRefused: entry.refused,
                 tilesCancelled: entry.cancelledQueued + entry.cancelledRendering,
@@ -93,14 +97,15 @@ final class ServerStats: Sendable {
                 cancelLatencySeconds: Percentiles(entry.cancelLatencies),
                 renderSeconds: Percentiles(entry.renderSeconds))
         }
+    }
+
+    /// The JSON of `GET /stats`.
+    func json(queue: (rendering: Int, waiting: Int), capacity: Int, slots: Int, references: (Int, Int, Int)) -> Data {
         let body = StatsJSON(
-            uptimeSeconds: MonotonicClock.seconds(since: started), strategies: strategies,
+            uptimeSeconds: MonotonicClock.seconds(since: started), strategies: totals(),
             queue: QueueJSON(rendering: queue.rendering, waiting: queue.waiting, capacity: capacity, slots: slots),
             references: ReferencesJSON(kept: references.0, found: references.1, computed: references.2))
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys]
-        return (try? encoder.encode(body)) ?? Data("{}".utf8)
+        return Data(JSONOutput.encode(body))
     }
 
     private struct StatsJSON: Encodable {
@@ -110,7 +115,7 @@ final class ServerStats: Sendable {
         let references: ReferencesJSON
     }
 
-    private struct StrategyJSON: Encodable {
+    struct StrategyJSON: Encodable {
         let tilesRequested: Int
         let tilesSent: Int
         let tilesRefused: Int

@@ -62,7 +62,10 @@ public struct ProcessStrategy: RenderStrategy {
     }
 
     public var dependency: String {
-        "the first render's completion on the main queue starts the second, with new helpers for its recipe"
+        pool == nil
+            ? "the first render's completion on the main queue starts the second, with new helpers for its recipe"
+            : "the first render's completion on the main queue starts the second, whose recipe goes to the pool's "
+                + "helpers"
     }
 
     public var recovery: String {

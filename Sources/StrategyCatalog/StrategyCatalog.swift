@@ -36,6 +36,20 @@ public enum StrategyCatalog {
     /// The names, in order.
     public static var names: [String] { all.map(\.name) }
 
+    /// How `strategy` behaves beyond its speed, in words, in the order `mandel strategies --details`
+    /// lists them: how it cancels, waits without a thread, orders work by priority, makes one
+    /// render wait for another and recovers from a crashed worker. The one source of these
+    /// words, for the command line and the explorer's page alike.
+    public static func details(of strategy: any RenderStrategy) -> [(what: String, how: String)] {
+        [
+            ("cancel", strategy.nativeCancellation.description),
+            ("waits", strategy.asynchronousWait ?? "blocks its thread"),
+            ("priority", strategy.priorityFacility ?? "none: tiles come centre first from the shared counter"),
+            ("dependency", strategy.dependency),
+            ("recovers", strategy.recovery),
+        ]
+    }
+
     /// The strategy called `name`, if there is one.
     public static func strategy(named name: String) -> (any RenderStrategy)? {
         all.first { $0.name == name }

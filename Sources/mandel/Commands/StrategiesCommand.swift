@@ -28,13 +28,7 @@ struct StrategiesCommand: AsyncParsableCommand {
                 try StandardOutput.line("\(strategy.name)\(padding)  \(strategy.summary)")
                 guard details else { continue }
                 let indent = String(repeating: " ", count: width + 2)
-                for (what, how) in [
-                    ("cancel", strategy.nativeCancellation.description),
-                    ("waits", strategy.asynchronousWait ?? "blocks its thread"),
-                    ("priority", strategy.priorityFacility ?? "none: tiles come centre first from the shared counter"),
-                    ("dependency", strategy.dependency),
-                    ("recovers", strategy.recovery),
-                ] {
+                for (what, how) in StrategyCatalog.details(of: strategy) {
                     try StandardOutput.line("\(indent)\(what): \(how)")
                 }
             }

@@ -1,0 +1,4 @@
+import Testing
+
+@Suite("Explorer page in a browser")
+struct ExplorerPageTests {}
