@@ -255,7 +255,8 @@ package final class ExplorerServer: Sendable {
             headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
             body: ResponseBody { [self] writer in
                 while !stopping.load(ordering: .relaxed) {
-                    let message = "event: stats\ndata: " + String(decoding: monitor.snapshot(stats: stats), as: UTF8.self)
+                    let message =
+                        "event: stats\ndata: " + String(decoding: monitor.snapshot(stats: stats), as: UTF8.self)
                         + "\n\n"
                     try await writer.write(ByteBuffer(string: message))
                     try await Task.sleep(for: .milliseconds(250))

@@ -124,7 +124,8 @@ final class LiveMonitor: Sendable {
         let workers = max(1, report.plannedWorkers)
         let figures = DeepFigures(
             orbitSeconds: phases.orbitSeconds, tableSeconds: phases.tableSeconds, wallSeconds: report.wallSeconds,
-            serialShare: share, workers: workers, amdahlBound: DeepText.amdahlBound(serialShare: share, workers: workers))
+            serialShare: share, workers: workers,
+            amdahlBound: DeepText.amdahlBound(serialShare: share, workers: workers))
         state.withLock { $0.deep[strategy] = figures }
     }
 

@@ -7,7 +7,8 @@ import Platform
 /// precision, the farthest sample its table allows for (``RenderJob/deepReach``), the iteration
 /// limit, and whether this process builds the table; a render that finds its own key takes the
 /// reference as it is, so its pixels are the bytes it would have computed. At most `capacity`
-/// references are kept, the least recently used dropped first.
+/// references are kept, and at most `budgetBytes` of them (the newest is kept whatever its size),
+/// the least recently used dropped first.
 public final class DeepReferenceStore: Sendable {
     struct Key: Hashable {
         let view: DeepView
@@ -19,14 +20,24 @@ public final class DeepReferenceStore: Sendable {
 
     /// The most references kept at once.
     public let capacity: Int
+    /// The most memory the kept references may hold together (``DeepMemory``'s upper bound each).
+    public let budgetBytes: Int
     /// Kept references, the most recently used last.
     private let entries = Locked<[(key: Key, reference: DeepReference)]>([])
     private let counts = Locked<(found: Int, computed: Int)>((0, 0))
 
-    /// A store of at most `capacity` references; traps unless `capacity` is 1 or more.
-    public init(capacity: Int = 2) {
+    /// A store of at most `capacity` references and `budgetBytes` of memory (1 GiB by default);
+    /// traps unless `capacity` is 1 or more.
+    public init(capacity: Int = 2, budgetBytes: Int = 1 << 30) {
         precondition(capacity >= 1, "a store keeps at least one reference")
         self.capacity = capacity
+        self.budgetBytes = budgetBytes
+    }
+
+    /// The memory a kept reference for `key` may hold at most.
+    private static func bytes(of key: Key) -> Int {
+        let memory = DeepMemory(steps: key.limit, usesTable: key.view.usesTable)
+        return key.buildsTable ? memory.rendererBytes : memory.orbitBytes
     }
 
     /// How many renders took a kept reference, and how many computed one.
@@ -60,6 +71,9 @@ public final class DeepReferenceStore: Sendable {
             entries.removeAll { $0.key == key }
             entries.append((key, made))
             if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
+            while entries.count > 1, entries.reduce(0, { $0 + Self.bytes(of: $1.key) }) > budgetBytes {
+                entries.removeFirst()
+            }
         }
         return (made, false)
     }

@@ -10,6 +10,14 @@
 // six at once (Chromium's connections per host over HTTP/1.1): a tile nobody wants any more is dropped
 // before it is sent, and one already sent is aborted, which closes its connection and tells the server
 // to stop rendering it.
+//
+// Side by side (`&compare=STRATEGY`), the viewport is one of two halves of the screen: the same view,
+// anchored once, has a tile layer per half, the left rendered by the page's strategy and the right by the
+// compared one; both pan and zoom together, and their requests take turns for the six in flight.
+//
+// A live panel per half shows what the server reports for that half's strategy (GET /events, every
+// 250 ms) beside what the page measures itself (last move to a full viewport), and the strategy's lesson
+// from /config.
 
 import * as decimal from "./decimal.js";
 
@@ -30,11 +38,17 @@ const URL_WRITE_INTERVAL_MS = 150; // while dragging (Chromium throttles the his
 const COALESCE_MS = 800; // wheel steps and held keys within this make one history entry
 const NETWORK_RETRY_MS = 2000;
 const DRAG_THRESHOLD = 3; // CSS pixels a pointer moves before a press becomes a drag
+const PANE_GAP = 2; // CSS pixels between the halves side by side
+const MOVES_KEPT = 20; // last-move-to-full times kept per half
+const EVENTS_RETRY_MS = 2000;
+const PANEL_INTERVAL_MS = 250; // the panel is redrawn at most this often
 
 /** The view keys the page manages; every other key of `start` (or of the URL) is passed along as is. */
 const MANAGED = ["center", "zoom", "iterations", "color", "palette", "strategy"];
 /** Keys that describe a request, not a view: never read from the page's URL. */
 const NOT_VIEW = new Set(["size", "window"]);
+/** The page's own key: the strategy of the second half side by side (never sent to the server). */
+const COMPARE_KEY = "compare";
 /** Options the command line accepts only with a colouring that uses a palette. */
 const PALETTE_OPTIONS = new Set(["palette", "palette-cycle", "palette-offset"]);
 const PALETTE_COLORS = new Set(["smooth", "histogram"]);
@@ -69,35 +83,67 @@ const dom = {
   command: document.getElementById("command"),
   copy: document.getElementById("copy"),
   status: document.getElementById("status"),
+  compare: document.getElementById("compare"),
+  compareLayers: document.getElementById("compare-layers"),
+  comparePlaceholders: document.getElementById("compare-placeholders"),
+  divider: document.getElementById("divider"),
+  live: document.getElementById("live"),
+  compareLive: document.getElementById("compare-live"),
 };
 
 // MARK: - State
 
 let config = FALLBACK_CONFIG;
-/** The current picture: {id, center, zoom, width, height, settings, tiles: Map, layer}. */
+/**
+ * The current picture: {id, center, zoom, width, height, settings, sides}. A side is one half's tiles of
+ * it: {anchor, pane, strategy, query, tiles: Map, layer}; sides[0] is the primary half's.
+ */
 let anchor = null;
 let anchorCount = 0;
 /** The viewport's top-left corner in the anchor's pixel grid, whole pixels. */
 let offset = [0, 0];
 /** The viewport's size in CSS pixels. */
 let viewportSize = measureViewport();
-/** Earlier pictures shown under the current one: [{layer, picture, placement: {scale, x, y}}], oldest first. */
-let placeholderLayers = [];
 let inFlight = 0;
 /** A resize waiting to re-anchor: {center, size (the viewport's when it began), timer}. */
 let pendingResize = null;
-const log = [];
 const statusLines = new Map(); // source → line
+const log = []; // the primary half's tile log (mandelPage.log)
+const compareLog = []; // the second half's (mandelPage.compare.log)
+
+/**
+ * A half of the screen (the whole of it when nothing is compared): where its tiles and placeholders go,
+ * its log, its own timings and its live panel. placeholderLayers: earlier pictures shown under the
+ * current one, [{layer, picture, placement: {scale, x, y}}], oldest first.
+ */
+function makePane(name, layers, placeholders, panelRoot, paneLog) {
+  return {
+    name,
+    layers,
+    placeholders,
+    placeholderLayers: [],
+    log: paneLog,
+    timing: { firstTile: null, full: null, moves: [], pending: null, wasFilled: false },
+    panel: makePanel(panelRoot),
+  };
+}
+
+let panes = null; // [primary, compare], made once the DOM is read (main)
+const primaryPane = () => panes[0];
+const comparePane = () => panes[1];
+/** The strategy of the second half, or "" when nothing is compared: the layout on screen now. */
+let layoutCompare = "";
 
 // MARK: - Views and URLs
 
-/** The settings of a view other than its place: {iterations, color, palette, strategy, extra}. */
+/** The settings of a view other than its place: {iterations, color, palette, strategy, compare, extra}. */
 function settingsOf(view) {
   return {
     iterations: view.iterations,
     color: view.color,
     palette: view.palette,
     strategy: view.strategy,
+    compare: view.compare ?? "",
     extra: { ...view.extra },
   };
 }
@@ -114,6 +160,7 @@ function settingPairs(settings, forServer) {
   ];
   if (!forServer || usesPalette(settings)) pairs.push(["palette", settings.palette]);
   pairs.push(["strategy", settings.strategy]);
+  if (!forServer && settings.compare) pairs.push([COMPARE_KEY, settings.compare]);
   for (const [key, value] of Object.entries(settings.extra)) {
     if (forServer && PALETTE_OPTIONS.has(key) && !usesPalette(settings)) continue;
     pairs.push([key, value]);
@@ -130,7 +177,7 @@ function queryOf(pairs) {
   return pairs.map(([key, value]) => `${encodeValue(key)}=${encodeValue(value)}`).join("&");
 }
 
-/** The page's own URL for a view: ?center=…&zoom=…&iterations=…&color=…&palette=…&strategy=… + extra keys. */
+/** The page's own URL for a view: ?center=…&zoom=…&iterations=…&color=…&palette=…&strategy=…[&compare=…] + extra keys. */
 function pageURL(view) {
   return `${location.pathname}?${queryOf([["center", view.center], ["zoom", view.zoom], ...settingPairs(view, false)])}`;
 }
@@ -166,6 +213,7 @@ function startView() {
     else if (!NOT_VIEW.has(key)) view.extra[key] = String(value);
   }
   for (const key of MANAGED) view[key] ??= FALLBACK_CONFIG.start[key];
+  view.compare = "";
   return view;
 }
 
@@ -178,7 +226,8 @@ function viewFromQuery(search) {
   const view = { ...fallback, extra: { ...fallback.extra } };
   for (const [key, value] of parseQuery(search)) {
     if (NOT_VIEW.has(key) || key === "" || value === "") continue; // an empty value means nothing to mandel
-    if (MANAGED.includes(key)) view[key] = value;
+    if (key === COMPARE_KEY) view.compare = value;
+    else if (MANAGED.includes(key)) view[key] = value;
     else view.extra[key] = value;
   }
   const complaints = [];
@@ -204,6 +253,8 @@ function viewFromQuery(search) {
   check("color", (text) => oneOf(text, config.colors, "colour"));
   check("strategy", (text) => oneOf(text, config.strategies.map((s) => s.name), "strategy"));
   check("palette", (text) => (String(text).trim().startsWith("#") ? String(text).trim() : oneOf(text, config.palettes, "palette")));
+  check("compare", (text) =>
+    text === "" || text === "off" ? "" : oneOf(text, config.strategies.map((s) => s.name), "strategy to compare"));
   return { view, complaints };
 }
 
@@ -259,11 +310,16 @@ function sameSettings(a, b) {
 
 /**
  * Makes `view` the anchored picture, at the viewport's size; the old picture's loaded tiles become placeholders.
- * @param {object} view - {center, zoom, iterations, color, palette, strategy, extra}.
+ * A view with `compare` set has two sides, one per half, each its own strategy's tiles of the same picture.
+ * @param {object} view - {center, zoom, iterations, color, palette, strategy, compare, extra}.
  * @param {object} [options] - offset: the viewport's corner in the new grid ([0, 0]); history: "push",
  *   "replace" or none; send: false to queue its tiles without sending them (a picture about to be replaced).
  */
 function anchorAt(view, options = {}) {
+  const previous = anchor;
+  const previousFilled = previous ? previous.sides.map(sideFilled) : [];
+  const compare = view.compare ?? "";
+  if (compare !== layoutCompare) setLayout(compare);
   const [width, height] = viewportSize;
   const next = {
     id: ++anchorCount,
@@ -272,18 +328,20 @@ function anchorAt(view, options = {}) {
     width,
     height,
     settings: settingsOf(view),
-    tiles: new Map(),
-    layer: document.createElement("div"),
+    sides: [],
   };
-  next.query = serverQuery({ ...next.settings, center: next.center, zoom: next.zoom }, sizeText([width, height]));
-  next.layer.className = "layer";
-  next.layer.dataset.anchor = String(next.id);
-  const previous = anchor;
-  const previousFilled = previous !== null && visibleTiles(previous).every((tile) => tile.state === "loaded");
+  const strategies = compare ? [next.settings.strategy, compare] : [next.settings.strategy];
+  next.sides = strategies.map((strategy, index) => {
+    const layer = document.createElement("div");
+    layer.className = "layer";
+    layer.dataset.anchor = String(next.id);
+    const query = serverQuery({ ...next.settings, strategy, center: next.center, zoom: next.zoom }, sizeText([width, height]));
+    return { anchor: next, pane: panes[index], strategy, query, tiles: new Map(), layer, lastFailure: "" };
+  });
   anchor = next;
   offset = options.offset ? [Math.round(options.offset[0]), Math.round(options.offset[1])] : [0, 0];
   if (previous) retire(previous, previousFilled);
-  dom.layers.replaceChildren(next.layer);
+  for (const side of next.sides) side.pane.layers.replaceChildren(side.layer);
   setStatus("tiles", "");
   showSettings();
   holdSends = options.send === false;
@@ -291,40 +349,51 @@ function anchorAt(view, options = {}) {
   holdSends = false;
   if (options.history) writeHistory(options.history);
   scheduleViewCheck();
+  schedulePanels();
 }
 
 /**
- * Ends an anchor once the new one is current: its requests are aborted or dropped, never shown, and its
- * loaded tiles become a placeholder layer under the new picture. At most two placeholder layers stay:
- * the ended picture's on top of the one before it, unless the ended picture covered the whole viewport.
+ * Ends an anchor once the new one is current: its requests are aborted or dropped, never shown, and each
+ * side's loaded tiles become a placeholder layer under the new picture in the same half. At most two
+ * placeholder layers stay per half: the ended picture's on top of the one before it, unless the ended
+ * picture covered the whole viewport. A half no longer shown keeps nothing.
  */
 function retire(old, wasFilled) {
-  let loaded = 0;
-  for (const tile of old.tiles.values()) {
-    if (tile.state === "loading") abortTile(tile);
-    if (tile.state === "loaded") {
-      tile.img.classList.add("placeholder");
-      loaded += 1;
-    } else {
-      dropImage(tile.img);
+  old.sides.forEach((side, index) => {
+    const pane = side.pane;
+    const shown = anchor.sides.some((other) => other.pane === pane);
+    let loaded = 0;
+    for (const tile of side.tiles.values()) {
+      if (tile.state === "loading") abortTile(tile);
+      if (tile.state === "loaded" && shown) {
+        tile.img.classList.add("placeholder");
+        loaded += 1;
+      } else {
+        dropImage(tile.img);
+      }
     }
-  }
-  old.tiles = new Map();
-  old.layer.classList.add("placeholder");
-  const candidates = wasFilled ? [] : placeholderLayers;
-  if (wasFilled) for (const entry of placeholderLayers) discardLayer(entry.layer);
-  if (loaded) candidates.push({ layer: old.layer, picture: pictureOf(old) });
-  else discardLayer(old.layer);
-  placeholderLayers = [];
-  for (const entry of candidates) {
-    entry.placement = placementOf(entry.picture);
-    if (entry.placement) placeholderLayers.push(entry);
-    else discardLayer(entry.layer);
-  }
-  while (placeholderLayers.length > MAX_PLACEHOLDER_LAYERS) discardLayer(placeholderLayers.shift().layer);
-  pruneHiddenPlaceholders();
-  dom.placeholders.replaceChildren(...placeholderLayers.map((entry) => entry.layer));
-  dom.placeholders.hidden = placeholderLayers.length === 0;
+    side.tiles = new Map();
+    side.layer.classList.add("placeholder");
+    if (!shown) {
+      discardLayer(side.layer);
+      removePlaceholders(pane);
+      return;
+    }
+    const candidates = wasFilled[index] ? [] : pane.placeholderLayers;
+    if (wasFilled[index]) for (const entry of pane.placeholderLayers) discardLayer(entry.layer);
+    if (loaded) candidates.push({ layer: side.layer, picture: pictureOf(old) });
+    else discardLayer(side.layer);
+    pane.placeholderLayers = [];
+    for (const entry of candidates) {
+      entry.placement = placementOf(entry.picture);
+      if (entry.placement) pane.placeholderLayers.push(entry);
+      else discardLayer(entry.layer);
+    }
+    while (pane.placeholderLayers.length > MAX_PLACEHOLDER_LAYERS) discardLayer(pane.placeholderLayers.shift().layer);
+    pruneHiddenPlaceholders(pane);
+    pane.placeholders.replaceChildren(...pane.placeholderLayers.map((entry) => entry.layer));
+    pane.placeholders.hidden = pane.placeholderLayers.length === 0;
+  });
 }
 
 // Where a picture's grid lies in the current anchor's grid, or null when it would be useless on screen.
@@ -353,7 +422,7 @@ function dropImage(img) {
   img.remove();
 }
 
-// The screen rectangle of a placeholder tile: [left, top, side].
+// The screen rectangle of a placeholder tile in its half: [left, top, side].
 function placeholderRect(entry, img) {
   const [shiftX, shiftY] = resizeShift();
   const { scale, x, y } = entry.placement;
@@ -367,9 +436,9 @@ function onScreen([left, top, side]) {
   return left < vw && top < vh && left + side > 0 && top + side > 0;
 }
 
-// Placeholder tiles off screen are dropped, and layers left empty with them.
-function pruneHiddenPlaceholders() {
-  placeholderLayers = placeholderLayers.filter((entry) => {
+// A half's placeholder tiles off screen are dropped, and layers left empty with them.
+function pruneHiddenPlaceholders(pane) {
+  pane.placeholderLayers = pane.placeholderLayers.filter((entry) => {
     for (const img of entry.layer.querySelectorAll("img")) {
       if (!onScreen(placeholderRect(entry, img))) dropImage(img);
     }
@@ -379,10 +448,10 @@ function pruneHiddenPlaceholders() {
   });
 }
 
-function removePlaceholders() {
-  for (const entry of placeholderLayers) discardLayer(entry.layer);
-  placeholderLayers = [];
-  dom.placeholders.hidden = true;
+function removePlaceholders(pane) {
+  for (const entry of pane.placeholderLayers) discardLayer(entry.layer);
+  pane.placeholderLayers = [];
+  pane.placeholders.hidden = true;
 }
 
 // MARK: - Tiles
@@ -415,17 +484,22 @@ function distance(tile) {
   return dx * dx + dy * dy;
 }
 
-// The tiles of an anchor that meet the viewport (created as needed only by updateView).
-function visibleTiles(someAnchor) {
+// The tiles of a side that meet the viewport (created as needed only by updateView).
+function visibleTiles(side) {
   const range = tileRange(0);
   const tiles = [];
   for (let j = range[2]; j <= range[3]; j++) {
-    for (let i = range[0]; i <= range[1]; i++) tiles.push(someAnchor.tiles.get(`${i},${j}`) ?? { state: "absent" });
+    for (let i = range[0]; i <= range[1]; i++) tiles.push(side.tiles.get(`${i},${j}`) ?? { state: "absent" });
   }
   return tiles;
 }
 
-function makeTile(i, j) {
+/** Whether every tile of a side that meets the viewport is loaded. */
+function sideFilled(side) {
+  return visibleTiles(side).every((tile) => tile.state === "loaded");
+}
+
+function makeTile(side, i, j) {
   const window = tileWindow(i, j);
   const img = document.createElement("img");
   img.alt = "";
@@ -445,18 +519,19 @@ function makeTile(i, j) {
     i,
     j,
     window,
-    url: `/tile?${anchor.query}&window=${window}`,
+    url: `/tile?${side.query}&window=${window}`,
     state: "queued",
     img,
-    anchor,
+    anchor: side.anchor,
+    side,
     controller: null,
     release: null,
     notBefore: 0,
     retryAt: 0,
   };
   setState(tile, "queued");
-  anchor.layer.append(img);
-  anchor.tiles.set(tile.key, tile);
+  side.layer.append(img);
+  side.tiles.set(tile.key, tile);
   return tile;
 }
 
@@ -465,9 +540,11 @@ function setState(tile, state) {
   tile.img.dataset.state = state;
 }
 
-function record(type, url) {
-  log.push({ type, url, t: performance.now() });
-  if (log.length > LOG_LIMIT) log.splice(0, log.length - LOG_LIMIT);
+// Each half logs its own tiles.
+function record(tile, type) {
+  const paneLog = tile.side.pane.log;
+  paneLog.push({ type, url: tile.url, t: performance.now() });
+  if (paneLog.length > LOG_LIMIT) paneLog.splice(0, paneLog.length - LOG_LIMIT);
 }
 
 function abortTile(tile) {
@@ -475,70 +552,86 @@ function abortTile(tile) {
   tile.controller = null;
   tile.release?.();
   setState(tile, "aborted");
-  record("aborted", tile.url);
+  record(tile, "aborted");
   controller?.abort();
 }
 
 function forgetTile(tile) {
   if (tile.state === "loading") abortTile(tile);
   dropImage(tile.img);
-  tile.anchor.tiles.delete(tile.key);
+  tile.side.tiles.delete(tile.key);
 }
 
-/** Brings the tiles in line with the view: wanted ones queued, far ones aborted or forgotten, then sends. */
+/**
+ * Brings the tiles in line with the view: wanted ones queued, far ones aborted or forgotten, then sends.
+ * Every call follows a move (a pan, a zoom, a control, a resize): each half's next full viewport is timed from it.
+ */
 function updateView() {
   applyTransforms();
   if (!anchor || pendingResize) return;
   const now = performance.now();
   const visible = tileRange(0);
   const kept = tileRange(tileSide);
-  for (let j = visible[2]; j <= visible[3]; j++) {
-    for (let i = visible[0]; i <= visible[1]; i++) {
-      const tile = anchor.tiles.get(`${i},${j}`);
-      if (!tile) makeTile(i, j);
-      else if (tile.state === "aborted" || (tile.state === "failed" && tile.retryAt && now >= tile.retryAt)) {
-        tile.notBefore = 0;
-        setState(tile, "queued");
+  for (const side of anchor.sides) {
+    for (let j = visible[2]; j <= visible[3]; j++) {
+      for (let i = visible[0]; i <= visible[1]; i++) {
+        const tile = side.tiles.get(`${i},${j}`);
+        if (!tile) makeTile(side, i, j);
+        else if (tile.state === "aborted" || (tile.state === "failed" && tile.retryAt && now >= tile.retryAt)) {
+          tile.notBefore = 0;
+          setState(tile, "queued");
+        }
       }
     }
+    for (const tile of [...side.tiles.values()]) {
+      if (tile.state === "queued" && !inRange(tile, visible)) forgetTile(tile); // never sent
+      else if (tile.state === "loading" && !inRange(tile, kept)) abortTile(tile);
+    }
+    if (side.tiles.size > CACHE_LIMIT) {
+      const far = [...side.tiles.values()]
+        .filter((tile) => tile.state !== "loading" && !inRange(tile, visible))
+        .sort((a, b) => distance(b) - distance(a));
+      for (const tile of far.slice(0, side.tiles.size - CACHE_LIMIT)) forgetTile(tile);
+    }
+    side.pane.timing.pending = sideFilled(side) ? null : { t: moveTime ?? now };
   }
-  for (const tile of [...anchor.tiles.values()]) {
-    if (tile.state === "queued" && !inRange(tile, visible)) forgetTile(tile); // never sent
-    else if (tile.state === "loading" && !inRange(tile, kept)) abortTile(tile);
-  }
-  if (anchor.tiles.size > CACHE_LIMIT) {
-    const far = [...anchor.tiles.values()]
-      .filter((tile) => tile.state !== "loading" && !inRange(tile, visible))
-      .sort((a, b) => distance(b) - distance(a));
-    for (const tile of far.slice(0, anchor.tiles.size - CACHE_LIMIT)) forgetTile(tile);
-  }
+  moveTime = null;
   pump();
-  checkFilled();
+  for (const side of anchor.sides) checkFilled(side.pane);
 }
 
+/** When the input that moves the view next happened (an event's timeStamp), or null for now. */
+let moveTime = null;
 let pumpTimer = 0;
 let holdSends = false;
 /** After a 503, nothing new is sent before this time (the server's Retry-After): its queue is full for everyone. */
 let busyUntil = 0;
+/** The side whose turn it is to send next, side by side: the halves take turns for the six in flight. */
+let nextSide = 0;
 
-/** Sends the nearest queued tiles while fewer than six are in flight. */
+/** Sends the nearest queued tiles while fewer than six are in flight, taking each half in turn. */
 function pump() {
   if (!anchor || pendingResize || holdSends) return;
   const now = performance.now();
   let earliest = busyUntil > now ? busyUntil : Infinity;
+  const sides = anchor.sides;
   while (inFlight < MAX_IN_FLIGHT && busyUntil <= now) {
     let best = null;
-    let bestDistance = Infinity;
-    for (const tile of anchor.tiles.values()) {
-      if (tile.state !== "queued") continue;
-      if (tile.notBefore > now) {
-        earliest = Math.min(earliest, tile.notBefore);
-        continue;
+    for (let k = 0; k < sides.length && !best; k++) {
+      const side = sides[(nextSide + k) % sides.length];
+      let bestDistance = Infinity;
+      for (const tile of side.tiles.values()) {
+        if (tile.state !== "queued") continue;
+        if (tile.notBefore > now) {
+          earliest = Math.min(earliest, tile.notBefore);
+          continue;
+        }
+        const d = distance(tile);
+        if (d < bestDistance) [best, bestDistance] = [tile, d];
       }
-      const d = distance(tile);
-      if (d < bestDistance) [best, bestDistance] = [tile, d];
     }
     if (!best) break;
+    nextSide = (sides.indexOf(best.side) + 1) % sides.length;
     send(best);
   }
   clearTimeout(pumpTimer);
@@ -558,7 +651,7 @@ async function send(tile) {
   tile.controller = controller;
   tile.release = release;
   setState(tile, "loading");
-  record("sent", tile.url);
+  record(tile, "sent");
   const current = () => tile.controller === controller;
   try {
     const response = await fetch(tile.url, { signal: controller.signal });
@@ -571,7 +664,7 @@ async function send(tile) {
       tile.notBefore = performance.now() + 1000 * (seconds >= 0 && seconds <= 60 ? seconds : 1);
       busyUntil = Math.max(busyUntil, tile.notBefore);
       setState(tile, "queued");
-      record("retry", tile.url);
+      record(tile, "retry");
       showTileStatus();
       return;
     }
@@ -600,9 +693,10 @@ async function send(tile) {
     tile.controller = null;
     tile.release = null;
     setState(tile, "loaded");
-    record("loaded", tile.url);
+    record(tile, "loaded");
+    tile.side.pane.timing.firstTile ??= performance.now();
     showTileStatus();
-    checkFilled();
+    checkFilled(tile.side.pane);
   } catch (error) {
     if (error.name === "AbortError" || !current()) return;
     failTile(tile, `tile ${tile.window}: network: ${error.message}`, true);
@@ -634,8 +728,8 @@ function failTile(tile, line, retryable) {
   if (tile.img.src.startsWith("blob:")) URL.revokeObjectURL(tile.img.src);
   tile.img.removeAttribute("src");
   setState(tile, "failed");
-  record("failed", tile.url);
-  tile.anchor.lastFailure = line;
+  record(tile, "failed");
+  tile.side.lastFailure = line;
   showTileStatus();
 }
 
@@ -643,22 +737,49 @@ function showTileStatus() {
   if (!anchor) return;
   let failed = 0;
   let waiting = 0;
-  for (const tile of anchor.tiles.values()) {
-    if (tile.state === "failed") failed += 1;
-    else if (tile.state === "queued" && tile.notBefore > performance.now()) waiting += 1;
+  let lastFailure = "";
+  const now = performance.now();
+  for (const side of anchor.sides) {
+    for (const tile of side.tiles.values()) {
+      if (tile.state === "failed") {
+        failed += 1;
+        lastFailure ||= side.lastFailure;
+      } else if (tile.state === "queued" && tile.notBefore > now) {
+        waiting += 1;
+      }
+    }
   }
   const lines = [];
-  if (failed) lines.push(`${anchor.lastFailure}${failed > 1 ? ` (${failed} tiles failed)` : ""}`);
+  if (failed) lines.push(`${lastFailure}${failed > 1 ? ` (${failed} tiles failed)` : ""}`);
   if (waiting) lines.push(`the server is busy: ${waiting} tile${waiting > 1 ? "s wait" : " waits"} to retry`);
   setStatus("tiles", lines.join("\n"));
 }
 
-/** Whether every tile that meets the viewport is loaded and no placeholder is left; drops them when it is. */
-function checkFilled() {
+/**
+ * Whether every tile that meets a half's viewport is loaded and no placeholder is left there; drops them
+ * when it is, and times the half's viewport as full.
+ * @param {object} [pane] - the half (the primary one unless given).
+ */
+function checkFilled(pane = primaryPane()) {
   if (!anchor || pendingResize) return false;
-  const filled = visibleTiles(anchor).every((tile) => tile.state === "loaded");
-  if (filled && placeholderLayers.length) removePlaceholders();
-  return filled && placeholderLayers.length === 0;
+  const side = anchor.sides.find((candidate) => candidate.pane === pane);
+  if (!side) return false;
+  const filled = sideFilled(side);
+  if (filled) noteFilled(pane);
+  if (filled && pane.placeholderLayers.length) removePlaceholders(pane);
+  return filled && pane.placeholderLayers.length === 0;
+}
+
+// A half's viewport is full: the first time since the navigation, and the time since the last move.
+function noteFilled(pane) {
+  const timing = pane.timing;
+  const now = performance.now();
+  timing.full ??= now;
+  if (!timing.pending) return;
+  timing.moves.push(Math.max(0, now - timing.pending.t));
+  if (timing.moves.length > MOVES_KEPT) timing.moves.shift();
+  timing.pending = null;
+  schedulePanels();
 }
 
 // MARK: - Placing layers
@@ -681,12 +802,58 @@ function snap(value) {
 function applyTransforms() {
   if (!anchor) return;
   const [shiftX, shiftY] = resizeShift();
-  anchor.layer.style.transform = `translate(${snap(shiftX - offset[0])}px, ${snap(shiftY - offset[1])}px)`;
-  for (const { layer, placement } of placeholderLayers) {
-    const x = snap(placement.x - offset[0] + shiftX);
-    const y = snap(placement.y - offset[1] + shiftY);
-    layer.style.transform = `translate(${x}px, ${y}px) scale(${placement.scale})`;
+  const transform = `translate(${snap(shiftX - offset[0])}px, ${snap(shiftY - offset[1])}px)`;
+  for (const side of anchor.sides) {
+    side.layer.style.transform = transform;
+    for (const { layer, placement } of side.pane.placeholderLayers) {
+      const x = snap(placement.x - offset[0] + shiftX);
+      const y = snap(placement.y - offset[1] + shiftY);
+      layer.style.transform = `translate(${x}px, ${y}px) scale(${placement.scale})`;
+    }
   }
+}
+
+// MARK: - Halves
+
+/**
+ * Shows one half or two: where the containers and the panels go, and the viewport's size (one half's).
+ * @param {string} compare - the second half's strategy, or "" for the whole screen to one.
+ */
+function setLayout(compare) {
+  layoutCompare = compare;
+  const comparing = compare !== "";
+  dom.view.classList.toggle("comparing", comparing);
+  dom.compareLayers.hidden = !comparing;
+  dom.divider.hidden = !comparing;
+  dom.compareLive.hidden = !comparing;
+  if (!comparing) {
+    removePlaceholders(comparePane());
+    dom.compareLayers.replaceChildren();
+  }
+  placePanes();
+  viewportSize = measureViewport();
+}
+
+// Side by side, the halves are equally wide (one viewport's size), with a thin gap between them.
+function placePanes() {
+  const total = dom.view.clientWidth;
+  const width = layoutCompare ? Math.max(1, Math.floor((total - PANE_GAP) / 2)) : total;
+  const second = total - width; // the second half's left edge
+  for (const element of [dom.layers, dom.placeholders]) element.style.width = layoutCompare ? `${width}px` : "";
+  for (const element of [dom.compareLayers, dom.comparePlaceholders]) {
+    element.style.left = `${second}px`;
+    element.style.width = `${width}px`;
+  }
+  dom.divider.style.left = `${width}px`;
+  dom.divider.style.width = `${Math.max(0, second - width)}px`;
+  dom.live.style.right = layoutCompare ? `${second + 8}px` : "";
+}
+
+/** A point in the view's box as a point in the half it falls in. */
+function toPane([x, y]) {
+  if (!layoutCompare) return [x, y];
+  const second = dom.view.clientWidth - viewportSize[0];
+  return [x >= second ? x - second : Math.min(x, viewportSize[0] - 1), y];
 }
 
 // MARK: - Pan and zoom
@@ -782,6 +949,9 @@ function restore(state) {
   cancelResize();
   setStatus("input", "");
   const saved = state?.mandel === 1 ? state.anchor : null;
+  // The entry's halves first: the viewport's size depends on them.
+  const savedCompare = saved?.settings?.compare ?? "";
+  if (saved && savedCompare !== layoutCompare) setLayout(savedCompare);
   const fits = saved && saved.width === viewportSize[0] && saved.height === viewportSize[1];
   if (fits && anchor && saved.center === anchor.center && saved.zoom === anchor.zoom &&
       anchor.width === saved.width && anchor.height === saved.height && sameSettings(saved.settings, anchor.settings)) {
@@ -802,11 +972,15 @@ function restore(state) {
 
 // MARK: - Resize
 
+/** The viewport's size: the view's box, or one half of it side by side. */
 function measureViewport() {
-  return [Math.max(1, dom.view.clientWidth), Math.max(1, dom.view.clientHeight)];
+  const width = Math.max(1, dom.view.clientWidth);
+  const height = Math.max(1, dom.view.clientHeight);
+  return [layoutCompare ? Math.max(1, Math.floor((width - PANE_GAP) / 2)) : width, height];
 }
 
 function onResize() {
+  placePanes();
   const size = measureViewport();
   if (size[0] === viewportSize[0] && size[1] === viewportSize[1]) return;
   if (!anchor) {
@@ -864,6 +1038,10 @@ function fillSelect(select, options) {
 function setUpControls() {
   fillSelect(dom.color, config.colors.map((value) => ({ value })));
   fillSelect(dom.strategy, config.strategies.map(({ name, summary }) => ({ value: name, title: summary })));
+  fillSelect(dom.compare, [
+    { value: "off", title: "one strategy on the whole screen" },
+    ...config.strategies.map(({ name, summary }) => ({ value: name, title: summary })),
+  ]);
   dom.iterations.max = String(config.max_iterations);
 
   dom.bar.addEventListener("submit", (event) => event.preventDefault());
@@ -886,6 +1064,7 @@ function setUpControls() {
   for (const key of ["color", "palette", "strategy"]) {
     dom[key].addEventListener("change", () => changeSetting(key, dom[key].value));
   }
+  dom.compare.addEventListener("change", () => changeSetting("compare", dom.compare.value === "off" ? "" : dom.compare.value));
   dom.copy.addEventListener("click", copyCommand);
   dom.command.addEventListener("focus", () => dom.command.select());
 }
@@ -912,6 +1091,10 @@ function showSettings() {
   dom.palette.title = usesPalette(settings) ? "" : "bw and gray use no palette";
   dom.strategy.value = settings.strategy;
   dom.strategy.title = config.strategies.find((s) => s.name === settings.strategy)?.summary ?? "";
+  dom.compare.value = settings.compare || "off";
+  dom.compare.title = settings.compare
+    ? `the right half: ${config.strategies.find((s) => s.name === settings.compare)?.summary ?? settings.compare}`
+    : "show the same view rendered by a second strategy, side by side";
   showZoom();
 }
 
@@ -1012,6 +1195,16 @@ function setStatus(source, line) {
 
 // MARK: - Input
 
+// Runs a move for an input event: the half's next full viewport is timed from the event, not the handler.
+function asInput(event, move) {
+  moveTime = event.timeStamp;
+  try {
+    return move();
+  } finally {
+    moveTime = null;
+  }
+}
+
 function isTyping(target) {
   return target instanceof Element && target.closest("input, select, textarea, [contenteditable]") !== null;
 }
@@ -1050,7 +1243,7 @@ function setUpInput() {
       const now = spread();
       const ratio = now.distance / Math.max(1, pinch.distance);
       if (ratio >= 1.6 || ratio <= 1 / 1.6) {
-        if (zoomAbout(now.x, now.y, ratio > 1 ? 2 : 0.5)) commit("pinch", true);
+        if (asInput(event, () => zoomAbout(...toPane([now.x, now.y]), ratio > 1 ? 2 : 0.5))) commit("pinch", true);
         pinch.distance = now.distance;
       }
       return;
@@ -1061,7 +1254,7 @@ function setUpInput() {
     const step = [total[0] - drag.applied[0], total[1] - drag.applied[1]];
     if (step[0] === 0 && step[1] === 0) return;
     drag.applied = total;
-    panBy(step[0], step[1]);
+    asInput(event, () => panBy(step[0], step[1]));
     if (!drag.moved) {
       drag.moved = true;
       dom.view.classList.add("dragging");
@@ -1085,7 +1278,7 @@ function setUpInput() {
         const [x, y] = local(event);
         const now = performance.now();
         if (now - lastTap.t < 300 && Math.hypot(x - lastTap.x, y - lastTap.y) < 30) {
-          zoomAt(x, y, 2);
+          asInput(event, () => zoomAt(...toPane([x, y]), 2));
           lastTap = { t: -Infinity, x: 0, y: 0 };
           tapZoomed = now;
         } else {
@@ -1102,8 +1295,8 @@ function setUpInput() {
   dom.view.addEventListener("dblclick", (event) => {
     event.preventDefault();
     if (performance.now() - tapZoomed < 600) return;
-    const [x, y] = local(event);
-    zoomAt(x, y, event.shiftKey ? 0.5 : 2);
+    const [x, y] = toPane(local(event));
+    asInput(event, () => zoomAt(x, y, event.shiftKey ? 0.5 : 2));
   });
 
   let wheel = { sum: 0, last: 0, seen: 0 };
@@ -1121,8 +1314,8 @@ function setUpInput() {
       if (Math.abs(wheel.sum) < WHEEL_STEP || now - wheel.last < WHEEL_INTERVAL_MS) return;
       const factor = wheel.sum < 0 ? 2 : 0.5;
       wheel = { sum: 0, last: now, seen: now };
-      const [x, y] = local(event);
-      if (zoomAbout(x, y, factor)) commit("wheel", true);
+      const [x, y] = toPane(local(event));
+      if (asInput(event, () => zoomAbout(x, y, factor))) commit("wheel", true);
     },
     { passive: false },
   );
@@ -1137,12 +1330,12 @@ function setUpInput() {
       ArrowDown: [0, -vh / 4],
     };
     if (pans[event.key]) {
-      panBy(...pans[event.key]);
+      asInput(event, () => panBy(...pans[event.key]));
       commit("key-pan", event.repeat);
     } else if (event.key === "+" || event.key === "=") {
-      if (zoomAbout(vw / 2, vh / 2, 2)) commit("key-zoom", event.repeat);
+      if (asInput(event, () => zoomAbout(vw / 2, vh / 2, 2))) commit("key-zoom", event.repeat);
     } else if (event.key === "-" || event.key === "_") {
-      if (zoomAbout(vw / 2, vh / 2, 0.5)) commit("key-zoom", event.repeat);
+      if (asInput(event, () => zoomAbout(vw / 2, vh / 2, 0.5))) commit("key-zoom", event.repeat);
     } else {
       return;
     }
