@@ -102,7 +102,9 @@ let anchor = null;
 let anchorCount = 0;
 /** The viewport's top-left corner in the anchor's pixel grid, whole pixels. */
 let offset = [0, 0];
-/** The viewport's size in CSS pixels. */
+/** The strategy of the second half, or "" when nothing is compared: the layout on screen now. */
+let layoutCompare = "";
+/** The viewport's size in CSS pixels (one half's, side by side). */
 let viewportSize = measureViewport();
 let inFlight = 0;
 /** A resize waiting to re-anchor: {center, size (the viewport's when it began), timer}. */
@@ -131,8 +133,6 @@ function makePane(name, layers, placeholders, panelRoot, paneLog) {
 let panes = null; // [primary, compare], made once the DOM is read (main)
 const primaryPane = () => panes[0];
 const comparePane = () => panes[1];
-/** The strategy of the second half, or "" when nothing is compared: the layout on screen now. */
-let layoutCompare = "";
 
 // MARK: - Views and URLs
 
@@ -177,7 +177,10 @@ function queryOf(pairs) {
   return pairs.map(([key, value]) => `${encodeValue(key)}=${encodeValue(value)}`).join("&");
 }
 
-/** The page's own URL for a view: ?center=…&zoom=…&iterations=…&color=…&palette=…&strategy=…[&compare=…] + extra keys. */
+/**
+ * The page's own URL for a view: ?center=…&zoom=…&iterations=…&color=…&palette=…&strategy=…, then &compare=…
+ * side by side, then the extra keys.
+ */
 function pageURL(view) {
   return `${location.pathname}?${queryOf([["center", view.center], ["zoom", view.zoom], ...settingPairs(view, false)])}`;
 }
@@ -335,7 +338,8 @@ function anchorAt(view, options = {}) {
     const layer = document.createElement("div");
     layer.className = "layer";
     layer.dataset.anchor = String(next.id);
-    const query = serverQuery({ ...next.settings, strategy, center: next.center, zoom: next.zoom }, sizeText([width, height]));
+    const picture = { ...next.settings, strategy, center: next.center, zoom: next.zoom };
+    const query = serverQuery(picture, sizeText([width, height]));
     return { anchor: next, pane: panes[index], strategy, query, tiles: new Map(), layer, lastFailure: "" };
   });
   anchor = next;
@@ -1064,7 +1068,9 @@ function setUpControls() {
   for (const key of ["color", "palette", "strategy"]) {
     dom[key].addEventListener("change", () => changeSetting(key, dom[key].value));
   }
-  dom.compare.addEventListener("change", () => changeSetting("compare", dom.compare.value === "off" ? "" : dom.compare.value));
+  dom.compare.addEventListener("change", () => {
+    changeSetting("compare", dom.compare.value === "off" ? "" : dom.compare.value);
+  });
   dom.copy.addEventListener("click", copyCommand);
   dom.command.addEventListener("focus", () => dom.command.select());
 }
@@ -1163,6 +1169,8 @@ async function checkView() {
     if (typeof answer.precision === "string") {
       dom.precision.textContent = answer.precision === "double" ? "" : answer.precision;
       dom.precision.title = `computed with ${answer.precision}`;
+      viewPrecision = answer.precision;
+      schedulePanels();
     }
   } catch {
     // No answer (aborted, offline): the composed command stays.
@@ -1346,6 +1354,329 @@ function setUpInput() {
   window.addEventListener("popstate", (event) => restore(event.state));
 }
 
+// MARK: - The live panel
+
+/** The latest /events message (null until one comes), how many came, when the last did, and the stream's state. */
+const live = { figures: null, count: 0, at: null, state: "connecting" };
+/** The view's precision as /view names it ("double", "perturbation"): the deep row shows only at a deep view. */
+let viewPrecision = "double";
+
+/** The panel's rows: key, label, and what the figure is (the row's tooltip). */
+const PANEL_ROWS = [
+  ["tiles", "tiles/s", "tiles of this strategy sent per second, over the server's last 2 s"],
+  [
+    "fill",
+    "move → full",
+    "from the last pan, zoom or control change to every visible tile loaded, timed by this page: " +
+      "the latest, and the median of the last 20",
+  ],
+  ["cancel", "cancel p50 · p95", "from a tile's client going away to its render stopping, since the server started"],
+  [
+    "wasted",
+    "CPU wasted",
+    "processor time of tiles nobody saw (cancelled while rendering, or rendered and never sent), " +
+      "and its share of this strategy's tile CPU",
+  ],
+  [
+    "late",
+    "main queue late",
+    "how late the server's main-queue heartbeat ran while this strategy rendered: " +
+      "p99 and max of the last 2 s, and the worst since the server started",
+  ],
+  ["threads", "threads", "the most threads the server had while this strategy rendered in the last 2 s, and now"],
+  ["memory", "memory", "the server's resident memory"],
+  [
+    "deep",
+    "deep orbit",
+    "at a deep view: the reference orbit's share of the last tile that computed one (it runs on one thread), " +
+      "and Amdahl's bound on its workers",
+  ],
+];
+/** The order of a strategy's details (/config's keys, the words of `mandel strategies --details`). */
+const DETAIL_ORDER = ["cancel", "waits", "priority", "dependency", "recovers"];
+/** The details always shown (the lessons the halves make visible); the others fold. */
+const SHOWN_DETAILS = ["cancel", "waits"];
+
+/** Builds a half's panel in `root`: a collapsible table of figures and the strategy's lesson. */
+function makePanel(root) {
+  const make = (tag, className) => {
+    const element = document.createElement(tag);
+    if (className) element.className = className;
+    return element;
+  };
+  const details = make("details");
+  details.open = true;
+  const summary = make("summary");
+  const name = make("span", "name");
+  const brief = make("span", "brief");
+  summary.append(name, brief);
+  const table = make("table");
+  const fields = {};
+  for (const [key, label, title] of PANEL_ROWS) {
+    const row = table.insertRow();
+    row.title = title;
+    const header = make("th");
+    header.scope = "row";
+    header.textContent = label;
+    const cell = make("td");
+    cell.textContent = "–";
+    cell.dataset.field = key;
+    fields[key] = cell;
+    row.append(header, cell);
+  }
+  // The lesson: the summary and how the strategy cancels and waits, the rest a click away.
+  const lesson = make("div", "lesson");
+  const lessonSummary = make("p");
+  const lessonList = make("dl");
+  const more = make("details", "more");
+  const moreTitle = make("summary");
+  const moreList = make("dl");
+  more.append(moreTitle, moreList);
+  lesson.append(lessonSummary, lessonList, more);
+  details.append(summary, table, lesson);
+  root.replaceChildren(details);
+  return { root, details, name, brief, fields, lessonSummary, lessonList, more, moreTitle, moreList, lessonFor: null };
+}
+
+function median(values) {
+  if (!values.length) return null;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+}
+
+// A number, or null for anything else (absent, null, NaN): the panel shows null as "–".
+function finite(value) {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
+}
+
+function milliseconds(seconds) {
+  const value = finite(seconds);
+  return value === null ? null : value * 1000;
+}
+
+/** A half's figures now, as numbers (null where absent): what its panel shows. */
+function panelValues(pane) {
+  const side = anchor?.sides.find((candidate) => candidate.pane === pane) ?? null;
+  const strategy = side?.strategy ?? null;
+  const figures = live.figures;
+  const now = strategy ? figures?.strategies?.[strategy] : undefined;
+  const totals = strategy ? figures?.totals?.[strategy] : undefined;
+  const moves = pane.timing.moves;
+  const cpu = finite(totals?.cpu_seconds);
+  const wasted = finite(totals?.cpu_seconds_wasted);
+  const deep = viewPrecision !== "double" ? now?.deep : null;
+  return {
+    strategy,
+    stream: live.state,
+    updates: live.count,
+    ageMs: live.at === null ? null : performance.now() - live.at,
+    uptimeSeconds: finite(figures?.uptime_seconds),
+    rendering: strategy !== null && figures?.rendering === strategy,
+    tilesPerSecond: finite(now?.tiles_per_second),
+    fillLatestMs: moves.length ? moves[moves.length - 1] : null,
+    fillMedianMs: median(moves),
+    fills: moves.length,
+    cancelP50Ms: milliseconds(totals?.cancel_latency_seconds?.p50),
+    cancelP95Ms: milliseconds(totals?.cancel_latency_seconds?.p95),
+    cpuSeconds: cpu,
+    cpuWastedSeconds: wasted,
+    cpuWastedPercent: cpu !== null && wasted !== null && cpu > 0 ? (100 * wasted) / cpu : null,
+    mainQueueP99Ms: milliseconds(now?.main_queue_late_seconds?.p99),
+    mainQueueMaxMs: milliseconds(now?.main_queue_late_seconds?.max),
+    mainQueueWorstMs: milliseconds(now?.main_queue_late_seconds?.worst),
+    threads: finite(now?.threads),
+    serverThreads: finite(figures?.threads),
+    residentBytes: finite(figures?.resident_bytes),
+    serialShare: finite(deep?.serial_share),
+    amdahlBound: finite(deep?.amdahl_bound),
+    workers: finite(deep?.workers),
+  };
+}
+
+const dash = "–";
+
+function showNumber(value, digits) {
+  return value === null ? dash : value.toFixed(digits);
+}
+
+// Milliseconds with three significant figures or so, without the unit.
+function msNumber(value) {
+  if (value === null) return dash;
+  return value >= 100 ? value.toFixed(0) : value >= 1 ? value.toFixed(1) : value.toFixed(2);
+}
+
+function showMs(value) {
+  return value === null ? dash : `${msNumber(value)} ms`;
+}
+
+function showPercent(fraction) {
+  if (fraction === null) return dash;
+  const value = 100 * fraction;
+  return `${value >= 10 || value === 0 ? value.toFixed(0) : value.toFixed(1)}%`;
+}
+
+function setText(element, text) {
+  if (element.textContent !== text) element.textContent = text;
+}
+
+/** Writes a half's figures into its panel: text only where it changed, nothing that reads layout. */
+function drawPanel(pane) {
+  const panel = pane.panel;
+  const v = panelValues(pane);
+  setText(panel.name, v.strategy ?? dash);
+  setText(panel.brief, `${showNumber(v.tilesPerSecond, 1)} tiles/s · full ${showMs(v.fillLatestMs)}`);
+  panel.root.classList.toggle("rendering", v.rendering);
+  panel.root.classList.toggle("stale", live.state !== "open");
+  const title = live.state === "open" ? "" : `no live figures: the server's /events is ${live.state}`;
+  if (panel.root.title !== title) panel.root.title = title;
+  const f = panel.fields;
+  setText(f.tiles, showNumber(v.tilesPerSecond, 1));
+  setText(f.fill, v.fills ? `${showMs(v.fillLatestMs)} · median ${showMs(v.fillMedianMs)} (${v.fills})` : dash);
+  setText(f.cancel, v.cancelP50Ms === null ? dash : `${msNumber(v.cancelP50Ms)} · ${msNumber(v.cancelP95Ms)} ms`);
+  setText(
+    f.wasted,
+    v.cpuWastedSeconds === null
+      ? dash
+      : `${v.cpuWastedSeconds.toFixed(2)} s · ${showPercent(v.cpuWastedPercent && v.cpuWastedPercent / 100)}`,
+  );
+  setText(
+    f.late,
+    v.mainQueueWorstMs === null
+      ? dash
+      : `p99 ${msNumber(v.mainQueueP99Ms)} · max ${msNumber(v.mainQueueMaxMs)} · ` +
+        `worst ${msNumber(v.mainQueueWorstMs)} ms`,
+  );
+  const threads = v.serverThreads === null ? dash : `${showNumber(v.threads, 0)} rendering · ${v.serverThreads} now`;
+  setText(f.threads, threads);
+  setText(f.memory, v.residentBytes === null ? dash : `${(v.residentBytes / 1048576).toFixed(1)} MB resident`);
+  setText(
+    f.deep,
+    v.serialShare === null || v.amdahlBound === null || v.workers === null
+      ? dash
+      : `serial ${showPercent(v.serialShare)} → ${v.workers} worker${v.workers === 1 ? "" : "s"} ` +
+        `at most ${v.amdahlBound.toFixed(1)}× one`,
+  );
+  if (panel.lessonFor !== v.strategy) showLesson(panel, v.strategy);
+}
+
+// The strategy's summary and details, as /config gives them (the words of `mandel strategies --details`).
+function showLesson(panel, strategy) {
+  panel.lessonFor = strategy;
+  const entry = config.strategies.find((candidate) => candidate.name === strategy);
+  setText(panel.lessonSummary, entry?.summary || dash);
+  const details = entry?.details && typeof entry.details === "object" ? entry.details : {};
+  const keys = [
+    ...DETAIL_ORDER.filter((key) => key in details),
+    ...Object.keys(details).filter((key) => !DETAIL_ORDER.includes(key)),
+  ];
+  const items = (list) =>
+    list.flatMap((key) => {
+      const term = document.createElement("dt");
+      term.textContent = key;
+      const text = document.createElement("dd");
+      text.textContent = String(details[key]);
+      return [term, text];
+    });
+  const first = keys.filter((key) => SHOWN_DETAILS.includes(key));
+  const rest = keys.filter((key) => !SHOWN_DETAILS.includes(key));
+  panel.lessonList.replaceChildren(...items(first));
+  panel.moreList.replaceChildren(...items(rest));
+  panel.moreTitle.textContent = rest.join(" · ");
+  panel.more.hidden = rest.length === 0;
+}
+
+let panelTimer = 0;
+let panelDrawn = -Infinity;
+
+/** Redraws the panels soon: at most once every PANEL_INTERVAL_MS, in an animation frame. */
+function schedulePanels() {
+  if (panelTimer || !panes) return;
+  const wait = Math.max(0, panelDrawn + PANEL_INTERVAL_MS - performance.now());
+  panelTimer = setTimeout(() => {
+    requestAnimationFrame(() => {
+      panelTimer = 0;
+      panelDrawn = performance.now();
+      drawPanel(primaryPane());
+      if (layoutCompare) drawPanel(comparePane());
+    });
+  }, wait);
+}
+
+/**
+ * Follows the server's live figures (GET /events, server-sent events) for as long as the page is open.
+ * Read with fetch, not EventSource: over HTTP/1.1 Chromium allows six connections per host, and an
+ * EventSource would hold one of them for good, leaving five for the six tiles in flight. A request
+ * without credentials travels in a socket group of its own.
+ */
+async function watchEvents() {
+  for (;;) {
+    try {
+      const response = await fetch("/events", { credentials: "omit", cache: "no-store" });
+      if (response.status === 404) {
+        live.state = "absent"; // a server without the stream: the panel keeps its dashes
+        schedulePanels();
+        return;
+      }
+      if (!response.ok || !response.body) throw new Error(`${response.status}`);
+      live.state = "open";
+      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value.replace(/\r\n?/g, "\n");
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          readMessage(buffer.slice(0, end));
+          buffer = buffer.slice(end + 2);
+        }
+      }
+    } catch {
+      // Gone (the server stopped, the network): try again in a while.
+    }
+    live.state = "closed";
+    schedulePanels();
+    await new Promise((resolve) => setTimeout(resolve, EVENTS_RETRY_MS));
+  }
+}
+
+// One server-sent event: its `event:` and `data:` lines; a `stats` message replaces the figures.
+function readMessage(message) {
+  let type = "message";
+  const data = [];
+  for (const line of message.split("\n")) {
+    if (line.startsWith("event:")) type = line.slice(6).trim();
+    else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+  }
+  if (type !== "stats" || !data.length) return;
+  try {
+    live.figures = JSON.parse(data.join("\n"));
+  } catch {
+    return;
+  }
+  live.count += 1;
+  live.at = performance.now();
+  schedulePanels();
+}
+
+/** When the page had read /config and anchored its first picture (its first requests sent). */
+let readyAt = null;
+
+/** A half's own timings, in milliseconds on the page's clock (performance.now(): 0 is the navigation's start). */
+function timingsOf(pane) {
+  const { firstTile, full, moves, pending } = pane.timing;
+  return {
+    navigationToReadyMs: readyAt,
+    navigationToFirstTileMs: firstTile,
+    navigationToFullMs: full,
+    lastMoveToFullMs: moves.length ? moves[moves.length - 1] : null,
+    medianMoveToFullMs: median(moves),
+    moves: [...moves],
+    waitingSinceMove: pending !== null,
+  };
+}
+
 // MARK: - Hooks for tests
 
 /** Pans as a whole drag by (dx, dy) CSS pixels does, history entry included. */
@@ -1362,18 +1693,21 @@ function zoomAt(x, y, factor) {
   return zoomed;
 }
 
-function countPlaceholders() {
+function countPlaceholders(pane = primaryPane()) {
   let count = 0;
-  for (const entry of placeholderLayers) {
+  for (const entry of pane.placeholderLayers) {
     for (const img of entry.layer.querySelectorAll("img")) if (onScreen(placeholderRect(entry, img))) count += 1;
   }
   return count;
 }
 
-let markReady;
-window.mandelPage = {
-  /** The view on screen, in the URL's strings; offset: the viewport's corner in the anchored picture's grid. */
-  view: () =>
+function tileRecords(side) {
+  return side ? [...side.tiles.values()].map(({ window, url, state }) => ({ window, url, state })) : [];
+}
+
+/** The view on screen, in the URL's strings; offset: the viewport's corner in the anchored picture's grid. */
+function viewHook() {
+  return (
     anchor && {
       center: currentCentre(),
       zoom: anchor.zoom,
@@ -1384,16 +1718,56 @@ window.mandelPage = {
       strategy: anchor.settings.strategy,
       extra: { ...anchor.settings.extra },
       offset: [...offset],
-    },
+    }
+  );
+}
+
+/** Shows `name` beside the page's strategy ("" or null: the whole screen to one); false for an unknown name. */
+function setCompare(name) {
+  const value = name ? String(name) : "";
+  if (value && !config.strategies.some((strategy) => strategy.name === value)) return false;
+  changeSetting("compare", value);
+  return true;
+}
+
+let markReady;
+const ready = new Promise((resolve) => (markReady = resolve));
+
+/** The second half side by side: the same hooks as the page's, for its tiles; one view, so pan and zoom are shared. */
+const compareHooks = {
+  /** The second half's strategy, or null when nothing is compared. */
+  strategy: () => anchor?.sides[1]?.strategy ?? null,
+  /** The view as the primary's, with the second half's strategy; null when nothing is compared. */
+  view: () => (anchor?.sides[1] ? { ...viewHook(), strategy: anchor.sides[1].strategy } : null),
+  tiles: () => tileRecords(anchor?.sides[1]),
+  placeholders: () => (layoutCompare ? countPlaceholders(comparePane()) : 0),
+  filled: () => checkFilled(comparePane()),
+  log: compareLog,
+  pan,
+  zoomAt,
+  ready,
+  panel: () => panelValues(comparePane()),
+  timings: () => timingsOf(comparePane()),
+};
+
+window.mandelPage = {
+  view: viewHook,
   /** The current anchor's tile records: {window, url, state}. */
-  tiles: () => (anchor ? [...anchor.tiles.values()].map(({ window, url, state }) => ({ window, url, state })) : []),
-  placeholders: countPlaceholders,
+  tiles: () => tileRecords(anchor?.sides[0]),
+  placeholders: () => countPlaceholders(),
   filled: () => checkFilled(),
   log,
   pan,
   zoomAt,
   /** Resolves once the configuration is read and the first picture anchored. */
-  ready: new Promise((resolve) => (markReady = resolve)),
+  ready,
+  /** The second half's hooks (its strategy() is null when nothing is compared). */
+  compare: compareHooks,
+  setCompare,
+  /** The live panel's figures for the page's strategy, as numbers (null where absent). */
+  panel: () => panelValues(primaryPane()),
+  /** The page's own timings: navigation to the first tile and to a full viewport, last move to a full viewport. */
+  timings: () => timingsOf(primaryPane()),
 };
 
 // MARK: - Start
@@ -1419,6 +1793,11 @@ async function loadConfig() {
 }
 
 async function main() {
+  panes = [
+    makePane("primary", dom.layers, dom.placeholders, dom.live, log),
+    makePane("compare", dom.compareLayers, dom.comparePlaceholders, dom.compareLive, compareLog),
+  ];
+  watchEvents();
   await loadConfig();
   setUpControls();
   setUpInput();
@@ -1427,6 +1806,9 @@ async function main() {
   const { view, complaints } = viewFromQuery(location.search);
   setStatus("url", complaints.join("\n"));
   anchorAt(view, { history: "replace" });
+  // The first picture is timed from the navigation (timings().navigationToFullMs), not as a move.
+  for (const pane of panes) pane.timing.pending = null;
+  readyAt = performance.now();
 }
 
 main()
