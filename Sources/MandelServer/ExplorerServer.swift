@@ -155,18 +155,24 @@ package final class ExplorerServer: Sendable {
         let flag = CancellationFlag()
         underWay.withLock { $0[ticket] = flag }
         defer { underWay.withLock { _ = $0.removeValue(forKey: ticket) } }
-        flag.onCancel { [queue] in Task { await queue.cancel(ticket: ticket) } }
+        // The process's processor time when the client went away: what the render used after it is the cancel's cost.
+        let cpuAtCancel = Locked<Double?>(nil)
+        flag.onCancel { [queue] in
+            cpuAtCancel.withLock { $0 = CPUTime.now().total }
+            Task { await queue.cancel(ticket: ticket) }
+        }
         defer { Task { [queue] in await queue.forget(ticket: ticket) } }
         // The client's going away (the only cancel a browser's HTTP/1.1 connection can send) sets the flag.
         return try await request.body.consumeWithInboundCloseHandler { _ in
-            await render(tile, strategy: strategy, ticket: ticket, flag: flag)
+            await render(tile, strategy: strategy, ticket: ticket, flag: flag, cpuAtCancel: cpuAtCancel)
         } onInboundClosed: {
             flag.cancel()
         }
     }
 
     private func render(
-        _ tile: ViewRequest, strategy: any RenderStrategy, ticket: Int, flag: CancellationFlag
+        _ tile: ViewRequest, strategy: any RenderStrategy, ticket: Int, flag: CancellationFlag,
+        cpuAtCancel: Locked<Double?>
     ) async -> Response {
         switch await queue.enter(ticket: ticket) {
         case .full:
@@ -205,13 +211,14 @@ package final class ExplorerServer: Sendable {
             }
             return png(picture.bytes, tile: tile, cpu: cpu, seconds: MonotonicClock.seconds(since: start))
         } catch let cancelled as RenderCancelled {
-            await queue.leave()
             let stopped = MonotonicClock.nanoseconds()
+            let afterCancel = cpuAtCancel.withLock { $0 }.map { max(0, CPUTime.now().total - $0) } ?? 0
+            await queue.leave()
             let asked = flag.cancelledAt ?? stopped
             stats.ended(
                 tile.strategy,
                 .cancelledRendering(
-                    cpuSeconds: cancelled.report.cpu.total,
+                    cpuSeconds: cancelled.report.cpu.total, afterCancelSeconds: afterCancel,
                     latencySeconds: Double(stopped &- min(asked, stopped)) / 1e9))
             return Self.clientGone
         } catch let failure as RenderFailure {

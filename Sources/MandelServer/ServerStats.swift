@@ -19,6 +19,7 @@ final class ServerStats: Sendable {
         var failed = 0
         var cpuSeconds = 0.0
         var cpuSecondsWasted = 0.0
+        var cpuSecondsAfterCancel = 0.0
         var renderSeconds: [Double] = []
         var cancelLatencies: [Double] = []
     }
@@ -28,7 +29,7 @@ final class ServerStats: Sendable {
         case sent(cpuSeconds: Double, renderSeconds: Double)
         case refused
         case cancelledWaiting
-        case cancelledRendering(cpuSeconds: Double, latencySeconds: Double)
+        case cancelledRendering(cpuSeconds: Double, afterCancelSeconds: Double, latencySeconds: Double)
         case wasted(cpuSeconds: Double)
         case failed(cpuSeconds: Double)
     }
@@ -62,8 +63,9 @@ final class ServerStats: Sendable {
                 Self.append(seconds, to: &entry.renderSeconds)
             case .refused: entry.refused += 1
             case .cancelledWaiting: entry.cancelledQueued += 1
-            case .cancelledRendering(let cpu, let latency):
+            case .cancelledRendering(let cpu, let afterCancel, let latency):
                 entry.cancelledRendering += 1
+                entry.cpuSecondsAfterCancel += afterCancel
                 entry.cpuSeconds += cpu
                 entry.cpuSecondsWasted += cpu
                 Self.append(latency, to: &entry.cancelLatencies)
@@ -93,7 +95,7 @@ final class ServerStats: Sendable {
                 tilesCancelled: entry.cancelledQueued + entry.cancelledRendering,
                 tilesCancelledQueued: entry.cancelledQueued, tilesCancelledRendering: entry.cancelledRendering,
                 tilesWasted: entry.wasted, tilesFailed: entry.failed, cpuSeconds: entry.cpuSeconds,
-                cpuSecondsWasted: entry.cpuSecondsWasted,
+                cpuSecondsWasted: entry.cpuSecondsWasted, cpuSecondsAfterCancel: entry.cpuSecondsAfterCancel,
                 cancelLatencySeconds: Percentiles(entry.cancelLatencies),
                 renderSeconds: Percentiles(entry.renderSeconds))
         }
@@ -126,6 +128,8 @@ final class ServerStats: Sendable {
         let tilesFailed: Int
         let cpuSeconds: Double
         let cpuSecondsWasted: Double
+        /// The part of it spent between the clients' going away and the renders' stopping: what a cancel controls.
+        let cpuSecondsAfterCancel: Double
         let cancelLatencySeconds: Percentiles
         let renderSeconds: Percentiles
     }
