@@ -16,6 +16,8 @@ struct TileRender {
     }
 
     let job: RenderJob
+    /// How the PNG is written (its compression).
+    let outputs: RenderOutputOptions
     let strategy: any RenderStrategy
     let settings: RunSettings
     let references: DeepReferenceStore
@@ -24,7 +26,6 @@ struct TileRender {
     /// `cancellation` is set, a ``RenderFailure`` when the machine says no (memory, helpers),
     /// or an ``ImageFileError``.
     func run(cancellation: CancellationFlag) async throws -> Picture {
-        let outputs = try RenderOutputOptions.parse([])
         let render = try PictureRender(
             job: job, strategies: [strategy], cancellation: cancellation)
         let file = try OutputFile(inMemoryNamed: "tile")

@@ -1,4 +1,5 @@
 import ArgumentParser
+package import ImageFiles
 package import MandelOptions
 package import MandelbrotCore
 import StrategyCatalog
@@ -23,6 +24,8 @@ package struct ViewRequest: Sendable {
     package let strategy: String
     /// The window, for a tile.
     package let window: PixelWindow?
+    /// How the PNG is written: the server's `--compression`, which the arguments name.
+    package let outputs: RenderOutputOptions
 
     /// Why a request cannot be served: one line, and the status that says so.
     package struct Refusal: Error, CustomStringConvertible {
@@ -37,8 +40,10 @@ package struct ViewRequest: Sendable {
     ///   - limits: The server's per-request limits.
     ///   - work: The server's work options (workers, tile size, split, kernel), which do not change a pixel.
     /// - Throws: ``Refusal`` (400) naming the first bad key or value and what is allowed.
+    ///   - compression: The PNG's compression, named in the arguments; nil leaves `render`'s default.
     package init(
-        query: [(key: String, value: String)], needsWindow: Bool, limits: RequestLimits, work: WorkOptions
+        query: [(key: String, value: String)], needsWindow: Bool, limits: RequestLimits, work: WorkOptions,
+        compression: PNGCompression? = nil
     ) throws(Refusal) {
         var given: [String: String] = [:]
         let allowed = Self.viewKeys + ["strategy"] + (needsWindow ? ["window"] : [])
@@ -69,6 +74,7 @@ package struct ViewRequest: Sendable {
         }
         // The strategy is named even where the request left it to the default: the command says how it ran.
         if given["strategy"] == nil { arguments = ["--strategy", StrategyCatalog.recommended.name] + arguments }
+        if let compression { arguments += ["--compression", compression.rawValue] }
         let parsed: RequestArguments
         do {
             // `--key=value`: a value that starts with '-' stays a value for every option.
@@ -96,6 +102,7 @@ package struct ViewRequest: Sendable {
                 picture.window(x: $0.x, y: $0.y, size: ImageSize(width: $0.width, height: $0.height))
             } ?? picture
         self.window = window
+        self.outputs = parsed.outputs
         self.strategy = parsed.strategy.strategy.name
         self.arguments = arguments
     }
@@ -135,6 +142,7 @@ package struct RequestLimits: Sendable {
 struct RequestArguments: ParsableArguments {
     @OptionGroup var view: ViewOptions
     @OptionGroup var batch: BatchOptions
+    @OptionGroup var outputs: RenderOutputOptions
 
     @Option(help: "Threading strategy.")
     var strategy = StrategyChoice(StrategyCatalog.recommended)
