@@ -1,7 +1,7 @@
 package import ArgumentParser
 import Foundation
 package import ImageFiles
-import MandelbrotCore
+package import MandelbrotCore
 
 /// `mandel render`'s options for work spread over a batch engine: one part of a picture, or
 /// one frame of a zoom.
@@ -69,10 +69,15 @@ package struct BatchOptions: ParsableArguments {
     package func validateWindow(view: ViewOptions) throws {
         guard window != nil else { return }
         if part != nil { throw ValidationError("--window and --part each render some of a picture; give one") }
-        if let preset = view.preset {
+        try Self.validateWindow(preset: view.preset, colorScheme: view.colorScheme)
+    }
+
+    /// Refuses a window of the fixed preset, or of a colouring that needs the whole picture.
+    package static func validateWindow(preset: Preset?, colorScheme: ColorScheme) throws {
+        if let preset {
             throw ValidationError("--window takes pixels of a view; the \(preset.rawValue) preset has a fixed region")
         }
-        if view.colorScheme == .histogram {
+        if colorScheme == .histogram {
             throw ValidationError(
                 "--color histogram spreads the palette over the whole picture's escape values, which no window sees "
                     + "alone; use --color smooth, gray or bw with --window")

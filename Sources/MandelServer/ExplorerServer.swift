@@ -50,6 +50,8 @@ package final class ExplorerServer: Sendable {
     let stats: ServerStats
     let queue: RenderQueue
     let references = DeepReferenceStore(capacity: 2)
+    /// Views read lately: a tile's view is parsed once.
+    let views = ViewCache()
     /// The server's own strategies by name: the catalog's, but a `process` that keeps its helpers.
     let strategies: [String: any RenderStrategy]
     private let nextTicket = Atomic<Int>(0)
@@ -122,7 +124,7 @@ package final class ExplorerServer: Sendable {
             do {
                 tile = try ViewRequest(
                     query: Self.query(of: request), needsWindow: true, limits: settings.limits, work: settings.work,
-                    compression: settings.compression)
+                    compression: settings.compression, views: views)
             } catch let refusal as ViewRequest.Refusal {
                 return Self.text(.init(code: refusal.status), refusal.description)
             }

@@ -2,6 +2,7 @@ import ArgumentParser
 package import ImageFiles
 package import MandelOptions
 package import MandelbrotCore
+import Platform
 import StrategyCatalog
 
 /// A view, a tile or a command asked for in a URL's query, read by the command line's own rules:
@@ -16,15 +17,22 @@ package struct ViewRequest: Sendable {
     ]
 
     /// `mandel render`'s arguments for this request, after `render`: the strategy, then every key
-    /// given, in ``viewKeys`` order, then the window.
-    package let arguments: [String]
+    /// given, in ``viewKeys`` order, then the window, then the compression.
+    package var arguments: [String] {
+        viewArguments + (window.map { ["--window", "\($0)"] } ?? [])
+            + (compression.map { ["--compression", $0.rawValue] } ?? [])
+    }
+    /// The strategy's and the view's arguments.
+    let viewArguments: [String]
     /// The picture (or its window) that the arguments describe, with the server's work split.
     package let job: RenderJob
     /// The strategy's name.
     package let strategy: String
     /// The window, for a tile.
     package let window: PixelWindow?
-    /// How the PNG is written: the server's `--compression`, which the arguments name.
+    /// The PNG's compression, named in the arguments; nil for `render`'s default.
+    let compression: PNGCompression?
+    /// How the PNG is written (the compression).
     package let outputs: RenderOutputOptions
 
     /// Why a request cannot be served: one line, and the status that says so.
@@ -39,11 +47,12 @@ package struct ViewRequest: Sendable {
     ///   - needsWindow: A tile (`window` required) or a whole view (`window` refused).
     ///   - limits: The server's per-request limits.
     ///   - work: The server's work options (workers, tile size, split, kernel), which do not change a pixel.
-    /// - Throws: ``Refusal`` (400) naming the first bad key or value and what is allowed.
     ///   - compression: The PNG's compression, named in the arguments; nil leaves `render`'s default.
+    ///   - views: Views read before, so that the tiles of one view are parsed once, not once a tile.
+    /// - Throws: ``Refusal`` (400) naming the first bad key or value and what is allowed.
     package init(
         query: [(key: String, value: String)], needsWindow: Bool, limits: RequestLimits, work: WorkOptions,
-        compression: PNGCompression? = nil
+        compression: PNGCompression? = nil, views: ViewCache? = nil
     ) throws(Refusal) {
         var given: [String: String] = [:]
         let allowed = Self.viewKeys + ["strategy"] + (needsWindow ? ["window"] : [])
@@ -65,16 +74,38 @@ package struct ViewRequest: Sendable {
             }
             given[key] = value
         }
-        if needsWindow && given["window"] == nil {
-            throw Refusal(status: 400, description: "window is missing: a tile is window=X,Y,W,H of the picture")
-        }
-        var arguments: [String] = []
-        for key in ["strategy"] + Self.viewKeys + ["window"] {
-            if let value = given[key] { arguments += ["--\(key)", value] }
+        var viewArguments: [String] = []
+        for key in ["strategy"] + Self.viewKeys {
+            if let value = given[key] { viewArguments += ["--\(key)", value] }
         }
         // The strategy is named even where the request left it to the default: the command says how it ran.
-        if given["strategy"] == nil { arguments = ["--strategy", StrategyCatalog.recommended.name] + arguments }
-        if let compression { arguments += ["--compression", compression.rawValue] }
+        if given["strategy"] == nil {
+            viewArguments = ["--strategy", StrategyCatalog.recommended.name] + viewArguments
+        }
+        func read() throws(Refusal) -> ViewRequest {
+            try ViewRequest(viewArguments: viewArguments, limits: limits, work: work, compression: compression)
+        }
+        let view: ViewRequest
+        if let views {
+            view = try views.view(for: viewArguments + [compression?.rawValue ?? ""], read: read)
+        } else {
+            view = try read()
+        }
+        guard needsWindow else {
+            self = view
+            return
+        }
+        guard let window = given["window"] else {
+            throw Refusal(status: 400, description: "window is missing: a tile is window=X,Y,W,H of the picture")
+        }
+        self = try view.windowed(window, limits: limits)
+    }
+
+    /// A whole view: `viewArguments` parsed and checked by the command line's parser.
+    private init(
+        viewArguments: [String], limits: RequestLimits, work: WorkOptions, compression: PNGCompression?
+    ) throws(Refusal) {
+        let arguments = viewArguments + (compression.map { ["--compression", $0.rawValue] } ?? [])
         let parsed: RequestArguments
         do {
             // `--key=value`: a value that starts with '-' stays a value for every option.
@@ -83,28 +114,46 @@ package struct ViewRequest: Sendable {
         } catch {
             throw Refusal(status: 400, description: Self.oneLine(RequestArguments.message(for: error)))
         }
-        let window = parsed.batch.window
-        if let window, window.width > limits.maximumTileSide || window.height > limits.maximumTileSide {
-            throw Refusal(
-                status: 400,
-                description: "window: a tile is at most \(limits.maximumTileSide)x\(limits.maximumTileSide) pixels "
-                    + "(got \(window.width)x\(window.height))")
-        }
         if parsed.view.iterationLimit > limits.maximumIterations {
             throw Refusal(
                 status: 400,
                 description: "iterations: this server renders at most \(limits.maximumIterations) (mandel serve "
                     + "--max-iterations; got \(parsed.view.iterationLimit))")
         }
-        let picture = RenderJob(view: parsed.view, work: work)
-        self.job =
-            window.map {
-                picture.window(x: $0.x, y: $0.y, size: ImageSize(width: $0.width, height: $0.height))
-            } ?? picture
+        self.viewArguments = viewArguments
+        job = RenderJob(view: parsed.view, work: work)
+        window = nil
+        self.compression = compression
+        outputs = parsed.outputs
+        strategy = parsed.strategy.strategy.name
+    }
+
+    private init(_ view: ViewRequest, window: PixelWindow) {
+        viewArguments = view.viewArguments
+        job = view.job.window(x: window.x, y: window.y, size: ImageSize(width: window.width, height: window.height))
         self.window = window
-        self.outputs = parsed.outputs
-        self.strategy = parsed.strategy.strategy.name
-        self.arguments = arguments
+        compression = view.compression
+        outputs = view.outputs
+        strategy = view.strategy
+    }
+
+    /// The tile `text` (`X,Y,W,H`) of this view, read by `--window`'s parser and checked by its rules.
+    func windowed(_ text: String, limits: RequestLimits) throws(Refusal) -> ViewRequest {
+        let window: PixelWindow
+        do {
+            let parsed = try BatchOptions.parse(["--window=" + text])
+            window = parsed.window!
+            try BatchOptions.validateWindow(preset: nil, colorScheme: job.colorScheme)
+        } catch {
+            throw Refusal(status: 400, description: Self.oneLine(BatchOptions.message(for: error)))
+        }
+        if window.width > limits.maximumTileSide || window.height > limits.maximumTileSide {
+            throw Refusal(
+                status: 400,
+                description: "window: a tile is at most \(limits.maximumTileSide)x\(limits.maximumTileSide) pixels "
+                    + "(got \(window.width)x\(window.height))")
+        }
+        return ViewRequest(self, window: window)
     }
 
     /// The arguments as one line, `render …`, separated by single spaces.
@@ -137,11 +186,10 @@ package struct RequestLimits: Sendable {
     }
 }
 
-/// The options a request's query becomes: `render`'s view options, its window and its strategy,
-/// parsed and checked by the command line's parser.
+/// The options a view's query becomes: `render`'s view options, its strategy and the PNG's
+/// compression, parsed and checked by the command line's parser.
 struct RequestArguments: ParsableArguments {
     @OptionGroup var view: ViewOptions
-    @OptionGroup var batch: BatchOptions
     @OptionGroup var outputs: RenderOutputOptions
 
     @Option(help: "Threading strategy.")
@@ -149,6 +197,31 @@ struct RequestArguments: ParsableArguments {
 
     mutating func validate() throws {
         if view.preset != nil { throw ValidationError("preset is not a view of the explorer") }
-        try batch.validateWindow(view: view)
+    }
+}
+
+/// Views read lately, by their arguments: the tiles of one view are parsed once, not once a
+/// tile (a parse costs about a millisecond, a quarter of a cheap tile's processor time).
+package final class ViewCache: Sendable {
+    private let entries = Locked<[(key: [String], view: ViewRequest)]>([])
+    /// The most views kept.
+    let capacity: Int
+
+    package init(capacity: Int = 16) { self.capacity = capacity }
+
+    /// The view read from `key` before, or the one `read` reads now (kept unless it is refused).
+    func view(
+        for key: [String], read: () throws(ViewRequest.Refusal) -> ViewRequest
+    ) throws(ViewRequest.Refusal)
+        -> ViewRequest
+    {
+        if let kept = entries.withLock({ list in list.first { $0.key == key }?.view }) { return kept }
+        let view = try read()
+        entries.withLock { list in
+            list.removeAll { $0.key == key }
+            list.append((key, view))
+            if list.count > capacity { list.removeFirst(list.count - capacity) }
+        }
+        return view
     }
 }

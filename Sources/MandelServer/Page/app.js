@@ -551,12 +551,16 @@ function record(tile, type) {
   if (paneLog.length > LOG_LIMIT) paneLog.splice(0, paneLog.length - LOG_LIMIT);
 }
 
+/**
+ * Stops a tile that is no longer wanted. Logged "aborted" while its answer has not begun (the
+ * server then cancels it), "discarded" once it has (the server had rendered and sent it).
+ */
 function abortTile(tile) {
   const controller = tile.controller;
   tile.controller = null;
   tile.release?.();
   setState(tile, "aborted");
-  record(tile, "aborted");
+  record(tile, tile.answered ? "discarded" : "aborted");
   controller?.abort();
 }
 
@@ -654,12 +658,14 @@ async function send(tile) {
   };
   tile.controller = controller;
   tile.release = release;
+  tile.answered = false;
   setState(tile, "loading");
   record(tile, "sent");
   const current = () => tile.controller === controller;
   try {
     const response = await fetch(tile.url, { signal: controller.signal });
     if (!current()) return;
+    tile.answered = true;
     if (response.status === 503) {
       response.body?.cancel().catch(() => {});
       const seconds = Number(response.headers.get("Retry-After"));
