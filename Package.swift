@@ -176,6 +176,10 @@ let package = Package(
             // MARK: - Tests
             // Waits with a deadline, for every test target that waits on a render.
             .target(name: "Deadline", path: "Tests/Deadline", swiftSettings: sharedSwiftSettings),
+            // The real `mandel` binary run as a child process, and a raw HTTP/1.1 client of its server.
+            .target(
+                name: "ProcessTestSupport", dependencies: ["Deadline"], path: "Tests/ProcessTestSupport",
+                swiftSettings: sharedSwiftSettings),
             // Random lanes and the bits they give, for the lane-bit tests of both builds.
             .target(name: "LaneFixtures", path: "Tests/LaneFixtures", swiftSettings: sharedSwiftSettings),
             .testTarget(
@@ -222,22 +226,21 @@ let package = Package(
                 name: "MandelServerTests",
                 dependencies: [
                     "MandelServer", "MandelOptions", "RenderModel", "MandelbrotCore", "ImageFiles", "Deadline",
-                    .product(name: "HummingbirdTesting", package: "hummingbird"),
+                    "ProcessTestSupport", .product(name: "HummingbirdTesting", package: "hummingbird"),
                 ],
                 swiftSettings: sharedSwiftSettings
             ),
             // The explorer's page in a real browser (chromium driven over WebDriver), against the real `mandel serve`.
             .testTarget(
                 name: "ExplorerPageTests",
-                dependencies: ["mandel", "ImageFiles", "Deadline"],
+                dependencies: ["mandel", "ImageFiles", "Deadline", "ProcessTestSupport"],
                 swiftSettings: sharedSwiftSettings
             ),
             .testTarget(
                 name: "MandelCommandTests",
                 dependencies: [
                     "mandel", "MandelOptions", "RenderModel", "ImageFiles", "MandelbrotCore", "StrategyCatalog",
-                    "Probes",
-                    "Deadline", propertyBased,
+                    "Probes", "Deadline", "ProcessTestSupport", propertyBased,
                 ],
                 swiftSettings: sharedSwiftSettings
             ),

@@ -1,18 +1,25 @@
 import Hummingbird
 import Logging
 package import MandelOptions
-import MandelbrotCore
+package import MandelbrotCore
 import RenderModel
 import ServiceLifecycle
-import UnixSignals
 
 extension ExplorerServer {
-    /// Serves until SIGINT or SIGTERM: then it stops accepting, cancels every tile under way,
-    /// and returns once the connections have closed.
+    /// Serves until `stop` is set (by a signal): then it cancels every tile under way, stops
+    /// accepting, and returns once the connections have closed.
     ///
-    /// - Parameter listening: Called once, with the server's URL, when it accepts connections
-    ///   (with the port the system chose for port 0).
-    package func run(listening: @escaping @Sendable (String) -> Void) async throws {
+    /// The stop comes from the command's signal watch, whose handler writes to a pipe that a
+    /// thread of its own reads, never from Dispatch's signal sources: on Linux those lose signals
+    /// under load, and reach their handler through Dispatch's pool, which a `gcd` tile fills
+    /// (measured with swift-service-lifecycle's signal handling: the shutdown began 1.4 s after
+    /// SIGTERM during a `gcd` tile).
+    ///
+    /// - Parameters:
+    ///   - stop: Set when the server should go.
+    ///   - listening: Called once, with the server's URL, when it accepts connections (with the
+    ///     port the system chose for port 0).
+    package func run(until stop: CancellationFlag, listening: @escaping @Sendable (String) -> Void) async throws {
         var logger = Logger(label: "mandel.serve")
         logger.logLevel = .error
         let host = settings.host
@@ -27,23 +34,16 @@ extension ExplorerServer {
             logger: logger)
         // A group shuts its services down last to first: the watch stops the tiles under way
         // before the server waits for its connections, which then close at once.
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [.init(service: app), .init(service: ShutdownWatch(server: self))],
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        monitor.start()
-        try await group.run()
-        stopEverything()
-    }
-
-    /// A service that waits for the graceful shutdown, then stops every tile under way.
-    private struct ShutdownWatch: Service {
-        let server: ExplorerServer
-
-        func run() async throws {
-            try? await gracefulShutdown()
-            server.stopEverything()
+        let group = ServiceGroup(configuration: .init(services: [.init(service: app)], logger: logger))
+        let registration = stop.onCancel { [self, threads] in
+            stopEverything()
+            Task(executorPreference: threads) { await group.triggerGracefulShutdown() }
         }
+        defer { if let registration { stop.removeHandler(registration) } }
+        monitor.start()
+        // Every request's task, and the connections' and the group's, run on the server's own threads.
+        try await withTaskExecutorPreference(threads) { try await group.run() }
+        stopEverything()
     }
 
     /// The starting view of `view`'s options and `strategy`, as a page's query keys and values:

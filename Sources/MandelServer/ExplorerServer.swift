@@ -52,6 +52,8 @@ package final class ExplorerServer: Sendable {
     let references = DeepReferenceStore(capacity: 2)
     /// Views read lately: a tile's view is parsed once.
     let views = ViewCache()
+    /// The threads every request runs on (the tiles' renders leave them).
+    let threads = ServerThreads(count: 2)
     /// The server's own strategies by name: the catalog's, but a `process` that keeps its helpers.
     let strategies: [String: any RenderStrategy]
     private let nextTicket = Atomic<Int>(0)
@@ -101,7 +103,7 @@ package final class ExplorerServer: Sendable {
         }
         router.get("config") { [self] _, _ in json(configuration) }
         router.get("stats") { [self] _, _ in
-            let occupancy = await queue.occupancy
+            let occupancy = queue.occupancy
             let reuse = references.reuse
             return json(
                 stats.json(
@@ -163,11 +165,15 @@ package final class ExplorerServer: Sendable {
         defer { underWay.withLock { _ = $0.removeValue(forKey: ticket) } }
         // The process's processor time when the client went away: what the render used after it is the cancel's cost.
         let cpuAtCancel = Locked<Double?>(nil)
-        flag.onCancel { [queue] in
+        let registration = flag.onCancel { [queue] in
             cpuAtCancel.withLock { $0 = CPUTime.now().total }
-            Task { await queue.cancel(ticket: ticket) }
+            queue.cancel(ticket: ticket)
         }
-        defer { Task { [queue] in await queue.forget(ticket: ticket) } }
+        defer {
+            // No cancel comes after this: the ticket can be forgotten for good.
+            if let registration { flag.removeHandler(registration) }
+            queue.forget(ticket: ticket)
+        }
         // The client's going away (the only cancel a browser's HTTP/1.1 connection can send) sets the flag.
         return try await request.body.consumeWithInboundCloseHandler { _ in
             await render(tile, strategy: strategy, ticket: ticket, flag: flag, cpuAtCancel: cpuAtCancel)
@@ -194,7 +200,7 @@ package final class ExplorerServer: Sendable {
             break
         }
         if flag.isCancelled {
-            await queue.leave()
+            queue.leave()
             stats.ended(tile.strategy, .cancelledWaiting)
             return Self.clientGone
         }
@@ -204,11 +210,14 @@ package final class ExplorerServer: Sendable {
         let mark = monitor.began(tile.strategy)
         defer { monitor.ended(mark) }
         do {
-            let picture = try await TileRender(
-                job: tile.job, outputs: tile.outputs, strategy: strategy, settings: settings, references: references
-            ).run(cancellation: flag)
+            let render = TileRender(
+                job: tile.job, outputs: tile.outputs, strategy: strategy, settings: settings, references: references)
+            // The render leaves the server's threads: its reference orbit blocks its thread for as long as it takes.
+            let picture = try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                try await render.run(cancellation: flag)
+            }
             monitor.ended(mark)
-            await queue.leave()
+            queue.leave()
             monitor.deepTile(tile.strategy, report: picture.report)
             let cpu = picture.report.cpu.total
             if flag.isCancelled {
@@ -219,7 +228,7 @@ package final class ExplorerServer: Sendable {
         } catch let cancelled as RenderCancelled {
             let stopped = MonotonicClock.nanoseconds()
             let afterCancel = cpuAtCancel.withLock { $0 }.map { max(0, CPUTime.now().total - $0) } ?? 0
-            await queue.leave()
+            queue.leave()
             let asked = flag.cancelledAt ?? stopped
             stats.ended(
                 tile.strategy,
@@ -228,11 +237,11 @@ package final class ExplorerServer: Sendable {
                     latencySeconds: Double(stopped &- min(asked, stopped)) / 1e9))
             return Self.clientGone
         } catch let failure as RenderFailure {
-            await queue.leave()
+            queue.leave()
             stats.ended(tile.strategy, .failed(cpuSeconds: CPUTime.now().since(startCPU).total))
             return Self.text(.serviceUnavailable, failure.description)
         } catch {
-            await queue.leave()
+            queue.leave()
             stats.ended(tile.strategy, .failed(cpuSeconds: CPUTime.now().since(startCPU).total))
             return Self.text(.internalServerError, "internal error: \(error) (a bug; please report it)")
         }

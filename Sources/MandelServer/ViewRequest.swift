@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 package import ImageFiles
 package import MandelOptions
 package import MandelbrotCore
@@ -114,6 +115,13 @@ package struct ViewRequest: Sendable {
         } catch {
             throw Refusal(status: 400, description: Self.oneLine(RequestArguments.message(for: error)))
         }
+        // The explorer's views are tiles, windows of a picture: a colouring that needs the whole picture
+        // is refused for the view as for its tiles, in --window's words.
+        do {
+            try BatchOptions.validateWindow(preset: nil, colorScheme: parsed.view.colorScheme)
+        } catch {
+            throw Refusal(status: 400, description: Self.oneLine(BatchOptions.message(for: error)))
+        }
         if parsed.view.iterationLimit > limits.maximumIterations {
             throw Refusal(
                 status: 400,
@@ -159,12 +167,18 @@ package struct ViewRequest: Sendable {
     /// The arguments as one line, `render …`, separated by single spaces.
     package var command: String { (["render"] + arguments).joined(separator: " ") }
 
-    /// The first line of a parser's message, with the options named as the query's keys.
+    /// A parser's message as one line: its first line, with the list that follows it (the allowed
+    /// values: "Please provide one of the following: serial, thread, …"), the options named as the
+    /// query's keys, and a long value quoted back shortened.
     static func oneLine(_ message: String) -> String {
-        let first = message.split(separator: "\n").first.map(String.init) ?? message
-        // "'--zoom <zoom>'" → "zoom"; "--iterations" → "iterations".
-        let named = first.replacing(#/'--([a-z-]+)(?: <[^>]*>)?'/#) { String($0.output.1) }
-        return named.replacing(#/--([a-z][a-z-]*)/#) { String($0.output.1) }
+        let lines = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let first = lines.first ?? ""
+        let items = lines.dropFirst().prefix { $0.hasPrefix("- ") }.map { String($0.dropFirst(2)) }
+        let whole = items.isEmpty ? first : first + " " + items.joined(separator: ", ")
+        // "'--zoom <zoom>'" → "zoom"; "--iterations" → "iterations"; a value past 60 characters → its first 60 and "…".
+        let named = whole.replacing(#/'--([a-z-]+)(?: <[^>]*>)?'/#) { String($0.output.1) }
+        let keys = named.replacing(#/--([a-z][a-z-]*)/#) { String($0.output.1) }
+        return keys.replacing(#/'([^']{60})[^']+'/#) { "'\($0.output.1)…'" }
     }
 
     /// `text` with anything outside printable ASCII shown as `?`, at most 80 characters.

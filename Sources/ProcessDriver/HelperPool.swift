@@ -17,6 +17,8 @@ public final class HelperPool: Sendable {
     }
 
     private let idle = Locked<[Idle]>([])
+    /// The process ids of the helpers a pass holds now: a stop ends them too, mid-tile.
+    private let lent = Locked<Set<Int32>>([])
     private let stopped = Atomic(false)
     private let starter = HelperStarter()
     /// The most helpers kept waiting; more are ended when their pass gives them back.
@@ -34,20 +36,37 @@ public final class HelperPool: Sendable {
     func take(
         executable: String, slot: Int, generation: Int, deadlineNanoseconds: UInt64
     ) throws(HelperConnection.Breakdown) -> HelperConnection {
-        if let waiting = idle.withLock({ $0.popLast() }) { return waiting.helper }
-        let started = starter.run {
-            Result { () throws(HelperConnection.Breakdown) -> Idle in
-                Idle(
-                    helper: try HelperConnection(
-                        executable: executable, slot: slot, generation: generation,
-                        deadlineNanoseconds: deadlineNanoseconds))
+        let helper: HelperConnection
+        if let waiting = idle.withLock({ $0.popLast() }) {
+            helper = waiting.helper
+        } else {
+            let started = starter.run {
+                Result { () throws(HelperConnection.Breakdown) -> Idle in
+                    Idle(
+                        helper: try HelperConnection(
+                            executable: executable, slot: slot, generation: generation,
+                            deadlineNanoseconds: deadlineNanoseconds))
+                }
             }
+            helper = try started.get().helper
         }
-        return try started.get().helper
+        let stoppedAlready = lent.withLock { lent -> Bool in
+            lent.insert(helper.pid)
+            return stopped.load(ordering: .relaxed)
+        }
+        // Lent after a stop: ended at once, as the stop would have ended it.
+        if stoppedAlready { kill(helper.pid, SIGKILL) }
+        return helper
+    }
+
+    /// Forgets that `helper` is lent, before it is reaped or given back (its pid may be another's after).
+    func returned(_ helper: HelperConnection) {
+        _ = lent.withLock { $0.remove(helper.pid) }
     }
 
     /// Takes `helper` back for the next pass (ending it instead once the pool is stopped or full).
     func give(_ helper: HelperConnection) {
+        returned(helper)
         let kept = idle.withLock { list -> Bool in
             guard !stopped.load(ordering: .relaxed), list.count < capacity else { return false }
             list.append(Idle(helper: helper))
@@ -56,9 +75,13 @@ public final class HelperPool: Sendable {
         if !kept { helper.finish(graceNanoseconds: 1_000_000_000) }
     }
 
-    /// Ends every waiting helper, and every helper given back from now on: the server is going away.
+    /// Ends every helper, waiting or at work (its tile stops at once), and every helper given back
+    /// from now on: the server is going away.
     public func stopAll() {
-        stopped.store(true, ordering: .relaxed)
+        lent.withLock { lent in
+            stopped.store(true, ordering: .relaxed)
+            for pid in lent { kill(pid, SIGKILL) }
+        }
         let waiting = idle.withLock { list -> [Idle] in
             defer { list.removeAll() }
             return list

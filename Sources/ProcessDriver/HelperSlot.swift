@@ -99,6 +99,7 @@ extension ProcessStrategy {
                 return
             } catch {
                 pass.release(slot: slot)
+                pass.pool?.returned(helper)
                 let ending = helper.kill()
                 work.recordHelperProcessorTime(helper.processorTime.since(processorTimeBefore))
                 if pass.isStopped { return }

@@ -56,6 +56,8 @@ package final class SignalWatch: @unchecked Sendable {
     /// Files put in place on purpose before the run ended (a preview), which a stop leaves where they are.
     private let placedEarly = Locked<[String]>([])
     private let terminationRequested = Atomic<Bool>(false)
+    /// Signals that end the work with status 0 and no line.
+    private let quietSignals: Set<Int32>
 
     /// Starts watching; call before any output is opened.
     ///
@@ -66,8 +68,12 @@ package final class SignalWatch: @unchecked Sendable {
     /// threads leave SIGPROF and SIGSYS unblocked (seen: SIGPROF and SIGSYS lost, the render
     /// run to its end). A pipe loses nothing: a byte written before the source is armed waits.
     ///
-    /// - Parameter grace: Seconds the work may still take after SIGTERM.
-    package init(grace: Double) {
+    /// - Parameters:
+    ///   - grace: Seconds the work may still take after SIGTERM.
+    ///   - quietSignals: Signals that end the work as asked, not as a failure (`mandel serve`'s
+    ///     SIGINT and SIGTERM): exit status 0, and no line.
+    package init(grace: Double, quietSignals: Set<Int32> = []) {
+        self.quietSignals = quietSignals
         watched = Self.stoppingSignals.filter { !Self.isInheritedAsIgnored($0) }
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
@@ -140,11 +146,13 @@ package final class SignalWatch: @unchecked Sendable {
         cancellation.cancel()
         queue.asyncAfter(deadline: .now() + Self.exitDeadline) {
             // Still here: the normal clean-up is stuck. Remove what it would have removed, and go.
-            let erase = Terminal.standardErrorIsTerminal ? "\r\u{1B}[K" : ""
-            ProcessStart.writeError(
-                erase.isEmpty ? self.stopMessage : erase + "mandel: " + self.stopMessage)
+            if !self.quietSignals.contains(signalNumber) {
+                let erase = Terminal.standardErrorIsTerminal ? "\r\u{1B}[K" : ""
+                ProcessStart.writeError(
+                    erase.isEmpty ? self.stopMessage : erase + "mandel: " + self.stopMessage)
+            }
             TemporaryFiles.removeAll()
-            ProcessStart.exit(128 + signalNumber)
+            ProcessStart.exit(self.exitStatus)
         }
     }
 
@@ -193,8 +201,14 @@ package final class SignalWatch: @unchecked Sendable {
         Self.describe(stopSignal.load(ordering: .relaxed), placedEarly: placedEarly.withLock { $0 })
     }
 
-    /// The exit status for the current stop: 128 + the signal.
-    package var exitStatus: Int32 { 128 + stopSignal.load(ordering: .relaxed) }
+    /// The exit status for the current stop: 128 + the signal, or 0 for a quiet one.
+    package var exitStatus: Int32 {
+        let signalNumber = stopSignal.load(ordering: .relaxed)
+        return quietSignals.contains(signalNumber) ? 0 : 128 + signalNumber
+    }
+
+    /// Whether the work was stopped by one of the signals that end it quietly.
+    package var stoppedQuietly: Bool { stoppedBy.map(quietSignals.contains) ?? false }
 }
 
 /// The write end of the signal pipe, which the C handler reads: set before any handler is installed.

@@ -1,5 +1,6 @@
 import Deadline
 import Foundation
+import ProcessTestSupport
 
 /// The explorer under test: the real `mandel serve` and a headless chromium showing its page
 /// through chromedriver, all three started for one test and ended in every outcome.
@@ -26,8 +27,7 @@ struct Explorer: Sendable {
     static let chromedriver = "/usr/bin/chromedriver"
 
     /// `mandel` sits beside the test bundle in the build folder.
-    static let mandel = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        .appendingPathComponent("mandel").path
+    static let mandel = MandelProcess.executable.path
 
     /// Starts `mandel serve --port 0` with `arguments`, chromedriver and chromium with a
     /// 1280×800 viewport, runs `body`, then ends the browser, the driver and the server, whether

@@ -1,5 +1,6 @@
 import Deadline
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// Issue 33's reports that contradicted themselves: a cancel that came after the render

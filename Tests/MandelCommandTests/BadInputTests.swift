@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The parsing table runs in process (ParsingTests); these run the real binary once per exit code and kind of path.

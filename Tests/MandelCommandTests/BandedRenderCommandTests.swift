@@ -1,5 +1,6 @@
 import Foundation
 import ImageFiles
+import ProcessTestSupport
 import StrategyCatalog
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import MandelbrotCore
+import ProcessTestSupport
 import StrategyCatalog
 import Testing
 

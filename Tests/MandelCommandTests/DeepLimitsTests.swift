@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// Deep renders (perturbation, the reference orbit in MPFR) as a user whom limits bind: each

@@ -1,5 +1,6 @@
 import Foundation
 import ImageFiles
+import ProcessTestSupport
 import Testing
 
 /// What the outputs say a deep view is: the centre and zoom as given, not their nearest `Double`s.

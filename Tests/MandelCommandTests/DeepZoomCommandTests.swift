@@ -1,5 +1,6 @@
 import Foundation
 import MandelbrotCore
+import ProcessTestSupport
 import Testing
 
 /// A NumPy file as `--counts` writes it: its header's text and its counts.

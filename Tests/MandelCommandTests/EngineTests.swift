@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The ways users run parts and frames on the engines they have: GNU parallel, Kubernetes, and zoom frames.

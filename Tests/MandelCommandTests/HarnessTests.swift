@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// The test harness itself: it runs `mandel` hundreds of times in one test process.

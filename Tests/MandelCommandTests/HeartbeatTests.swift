@@ -1,6 +1,7 @@
 import Deadline
 import Foundation
 import Probes
+import ProcessTestSupport
 import Testing
 
 /// The heartbeat's missed frames against stalls of known length, made on the main queue by the test.

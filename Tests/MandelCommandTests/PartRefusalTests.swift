@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// Every way a join or a part can be wrong: one line naming the file and the reason, the documented

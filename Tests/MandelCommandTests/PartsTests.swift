@@ -1,4 +1,5 @@
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `mandel render --part` and `mandel join`: one picture as parts, joined into the very bytes one machine writes.

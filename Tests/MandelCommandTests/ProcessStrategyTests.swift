@@ -1,5 +1,6 @@
 import Deadline
 import Foundation
+import ProcessTestSupport
 import Testing
 
 /// `--strategy process`: helper processes give the same bytes as every other strategy,

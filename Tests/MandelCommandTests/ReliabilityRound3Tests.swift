@@ -3,6 +3,7 @@ import Foundation
 import ImageFiles
 import MandelOptions
 import MandelbrotCore
+import ProcessTestSupport
 import RenderModel
 import Testing
 

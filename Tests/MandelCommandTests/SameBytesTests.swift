@@ -1,5 +1,6 @@
 import Foundation
 import ImageFiles
+import ProcessTestSupport
 import Testing
 
 /// A picture's bytes depend only on what determines its pixels and their encoding: the

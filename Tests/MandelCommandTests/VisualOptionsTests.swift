@@ -1,6 +1,7 @@
 import Deadline
 import Foundation
 import ImageFiles
+import ProcessTestSupport
 import Testing
 
 @Suite("Seeing the work")

@@ -3,6 +3,7 @@ import ImageFiles
 import MandelOptions
 import MandelServer
 import MandelbrotCore
+import Platform
 import RenderModel
 import StrategyCatalog
 
@@ -74,6 +75,13 @@ struct ServeCommand: AsyncParsableCommand {
         }
         try work.validateSingleValues(command: "serve", size: view.size)
         if view.preset != nil { throw ValidationError("--preset is a fixed picture; the explorer starts at a view") }
+        // The page's tiles are windows of its view: what a window refuses, the starting view does too.
+        try BatchOptions.validateWindow(preset: nil, colorScheme: view.colorScheme)
+        if view.iterationLimit > maxIterations {
+            throw ValidationError(
+                "--iterations \(view.iterationLimit) is more than --max-iterations \(maxIterations) lets a tile ask for"
+            )
+        }
         // The starting view is a view the page will ask for: refused now if a tile of it would be.
         do {
             _ = try ViewRequest(
@@ -99,9 +107,17 @@ struct ServeCommand: AsyncParsableCommand {
         settings.compression = compression
         settings.limits = limits
         let server = try ExplorerServer(settings: settings)
-        try await server.run { url in
+        // SIGINT and SIGTERM end the server as asked (status 0, no line); any other signal that would
+        // end the process stops it as it stops a render (128 + n, one line).
+        let watch = SignalWatch(grace: 0, quietSignals: [SIGINT, SIGTERM])
+        defer { watch.stop() }
+        try await server.run(until: watch.cancellation) { url in
             // The first line on standard output, flushed: a script waits for it.
             try? StandardOutput.line(url)
+        }
+        if let signal = watch.stoppedBy, !watch.stoppedQuietly {
+            printError(SignalWatch.describe(signal))
+            throw ExitCode(watch.exitStatus)
         }
     }
 }

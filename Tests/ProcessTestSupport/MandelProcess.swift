@@ -1,42 +1,52 @@
 import Deadline
-import Foundation
+package import Foundation
 import Synchronization
-import Testing
+package import Testing
 
 /// The built `mandel` binary, run as a child process the way a user runs it.
-struct MandelProcess {
+package struct MandelProcess {
     /// `mandel` sits beside the test bundle in the build folder.
-    static let executable = URL(fileURLWithPath: CommandLine.arguments[0])
+    package static let executable = URL(fileURLWithPath: CommandLine.arguments[0])
         .deletingLastPathComponent().appendingPathComponent("mandel")
 
-    struct Result {
-        let status: Int32
-        let standardOutput: String
-        let standardError: String
+    package struct Result {
+        package let status: Int32
+        package let standardOutput: String
+        package let standardError: String
+
+        package init(status: Int32, standardOutput: String, standardError: String) {
+            (self.status, self.standardOutput, self.standardError) = (status, standardOutput, standardError)
+        }
 
         /// The first line of standard error.
-        var firstErrorLine: String { standardError.split(separator: "\n").first.map(String.init) ?? "" }
+        package var firstErrorLine: String { standardError.split(separator: "\n").first.map(String.init) ?? "" }
     }
 
     /// How the child starts.
-    struct Launch {
+    package struct Launch {
         /// Shell commands run before `mandel` (`ulimit -n 8`): the child runs through `/bin/sh`.
-        var shellSetup: String?
+        package var shellSetup: String?
         /// Run as the unprivileged user `nobody`, whom limits bind (root is exempt from some).
-        var asNobody = false
+        package var asNobody = false
         /// A file to connect to standard output instead of a pipe.
-        var standardOutputPath: String?
+        package var standardOutputPath: String?
 
-        static let plain = Launch()
+        package static let plain = Launch()
+
+        package init(shellSetup: String? = nil, asNobody: Bool = false, standardOutputPath: String? = nil) {
+            self.shellSetup = shellSetup
+            self.asNobody = asNobody
+            self.standardOutputPath = standardOutputPath
+        }
     }
 
     /// How long a test waits for one run of `mandel`: the longest run in the suite (a compare of
     /// every strategy) takes a few seconds alone and tens on a loaded machine.
-    static let deadlineSeconds = 120.0
+    package static let deadlineSeconds = 120.0
 
     /// Runs `mandel` with `arguments` in `folder` and waits for it, at most `seconds`: then it is
     /// killed and ``DeadlinePassed`` thrown, naming the command.
-    static func run(
+    package static func run(
         _ arguments: [String], in folder: String? = nil, launch: Launch = .plain,
         deadline seconds: Double = deadlineSeconds
     ) throws -> Result {
@@ -57,7 +67,7 @@ struct MandelProcess {
     /// Starts `mandel` (whose arguments must include `--progress`) and returns once the
     /// first progress line has appeared on standard error, that is, once the render is
     /// under way and the signal handlers are installed, with what standard error had said so far.
-    static func startAndWaitForProgress(
+    package static func startAndWaitForProgress(
         _ arguments: [String], in folder: String, launch: Launch = .plain, deadline seconds: Double = deadlineSeconds
     ) throws -> (Process, String) {
         let process = try start(arguments, in: folder, launch: launch)
@@ -70,7 +80,7 @@ struct MandelProcess {
 
     /// Reads `stream` of a started `process` until what came satisfies `done` or the stream
     /// ends, at most `seconds`: then the process is killed and ``DeadlinePassed`` thrown.
-    static func readUntil(
+    package static func readUntil(
         _ stream: FileHandle, of process: Process, waitingFor what: String, deadline seconds: Double = deadlineSeconds,
         _ done: (Data) -> Bool
     ) throws -> Data {
@@ -87,7 +97,7 @@ struct MandelProcess {
 
     /// Waits for a started `mandel` to exit, at most `seconds`: then it is killed and
     /// ``DeadlinePassed`` thrown, saying what the test waited for.
-    static func waitForExit(
+    package static func waitForExit(
         _ process: Process, waitingFor what: String, deadline seconds: Double = deadlineSeconds
     ) throws {
         let watchdog = Watchdog(process, seconds: seconds)
@@ -97,13 +107,13 @@ struct MandelProcess {
 
     /// Kills a child that outlives its deadline (SIGKILL: it may be ignoring or handling the
     /// others, which is what some tests check), so that whatever waits for it returns.
-    final class Watchdog: @unchecked Sendable {
+    package final class Watchdog: @unchecked Sendable {
         // @unchecked: the work item is only scheduled and cancelled, which Dispatch makes safe.
         private final class Fired: Sendable { let value = Mutex(false) }
         private let fired = Fired()
         private let item: DispatchWorkItem
 
-        init(_ process: Process, seconds: Double) {
+        package init(_ process: Process, seconds: Double) {
             let fired = self.fired
             let pid = process.processIdentifier
             // Weak: a cancelled work item stays queued until its deadline, and a strong capture
@@ -119,7 +129,7 @@ struct MandelProcess {
         }
 
         /// Stops watching; returns whether the deadline had passed and the child was killed.
-        func disarm() -> Bool {
+        package func disarm() -> Bool {
             item.cancel()
             return fired.value.withLock { $0 }
         }
@@ -130,7 +140,7 @@ struct MandelProcess {
     /// Every signal starts at its default action (`env --default-signal`): a test run
     /// from a script or under `nohup` may otherwise hand down ignored signals, which
     /// mandel leaves ignored on purpose.
-    static func start(
+    package static func start(
         _ arguments: [String], in folder: String? = nil, launch: Launch = .plain, environment: [String: String] = [:]
     ) throws -> Process {
         let process = Process()
@@ -161,7 +171,7 @@ struct MandelProcess {
 
     /// A copy of the binary that any user can run: a fresh clone's build folder may sit
     /// inside a folder only its owner can enter.
-    static func sharedCopy() throws -> URL {
+    package static func sharedCopy() throws -> URL {
         try copyLock.withLock {
             if let copy = sharedCopyURL { return copy }
             let folder = "/tmp/mandel-shared-\(getpid())"
@@ -181,7 +191,7 @@ struct MandelProcess {
 }
 
 /// A fresh empty folder for one test, that any user may write into.
-func temporaryFolder() -> String {
+package func temporaryFolder() -> String {
     let path = NSTemporaryDirectory() + "mandel-cli-\(UUID().uuidString)"
     try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     chmod(path, 0o777)
@@ -190,16 +200,16 @@ func temporaryFolder() -> String {
 
 /// The names in `folder`.
 /// The JSON object in the file at `path`.
-func jsonObject(atPath path: String) throws -> [String: Any] {
+package func jsonObject(atPath path: String) throws -> [String: Any] {
     try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
 }
 
-func contents(of folder: String) -> [String] {
+package func contents(of folder: String) -> [String] {
     (try? FileManager.default.contentsOfDirectory(atPath: folder).sorted()) ?? []
 }
 
 /// Checks a refusal: the exit code, the first line of standard error, no crash, and nothing left in `folder`.
-func expectRefusal(
+package func expectRefusal(
     _ result: MandelProcess.Result, status: Int32, mentioning mention: String, leaving folder: String? = nil,
     sourceLocation: SourceLocation = #_sourceLocation
 ) {
