@@ -158,9 +158,14 @@ let package = Package(
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                     .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 ],
-                resources: [.copy("Page")],
-                swiftSettings: sharedSwiftSettings
+                exclude: ["Page"],
+                swiftSettings: sharedSwiftSettings,
+                plugins: ["EmbedPage"]
             ),
+            // The page's files built into mandel: a generated Swift file, so that the program serves its page
+            // wherever it is copied.
+            .executableTarget(name: "EmbedFiles", swiftSettings: sharedSwiftSettings),
+            .plugin(name: "EmbedPage", capability: .buildTool(), dependencies: ["EmbedFiles"]),
 
             // MARK: - The command line: parsing the commands and printing what they report
             .executableTarget(

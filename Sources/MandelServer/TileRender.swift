@@ -1,7 +1,7 @@
 import ArgumentParser
 import ImageFiles
 import MandelOptions
-package import MandelbrotCore
+import MandelbrotCore
 import Platform
 import RenderModel
 

@@ -9,9 +9,14 @@ struct ServeProcess {
     let firstLine: String
     let port: Int
 
-    /// Starts `mandel serve --port 0` with `arguments` and waits (at most `seconds`) for its first line.
-    init(_ arguments: [String], deadline seconds: Double = 60) throws {
-        process = try MandelProcess.start(["serve", "--port", "0"] + arguments)
+    /// Starts `mandel serve --port 0` with `arguments` (`launch` and `environment` as
+    /// ``MandelProcess/start(_:in:launch:environment:)``'s) and waits (at most `seconds`) for its first line.
+    init(
+        _ arguments: [String], launch: MandelProcess.Launch = .plain, environment: [String: String] = [:],
+        deadline seconds: Double = 60
+    ) throws {
+        process = try MandelProcess.start(
+            ["serve", "--port", "0"] + arguments, launch: launch, environment: environment)
         let stream = (process.standardOutput as! Pipe).fileHandleForReading
         let seen = try MandelProcess.readUntil(
             stream, of: process, waitingFor: "the first line of mandel serve \(arguments.joined(separator: " "))",
