@@ -94,7 +94,7 @@ package enum ValueParsing {
 
     /// `X,Y,W,H`: a window of a picture's pixel grid, W×H pixels from pixel (X, Y), which may lie
     /// outside the picture (the grid goes on past its edges); |X|, |Y| and the sides at most `maximum`.
-    static func window(_ text: some StringProtocol, maximum: Int = Limits.maximumSide) throws -> PixelWindow {
+    package static func window(_ text: some StringProtocol, maximum: Int = Limits.maximumSide) throws -> PixelWindow {
         let parts = String(text).split(separator: ",", omittingEmptySubsequences: false)
         guard parts.count == 4, let values = try? parts.map({ try integer($0) }) else {
             throw Refusal(description: "give X,Y,W,H with whole numbers, such as 512,256,256,256")

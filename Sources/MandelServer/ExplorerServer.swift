@@ -213,18 +213,15 @@ package final class ExplorerServer: Sendable {
             let render = TileRender(
                 job: tile.job, outputs: tile.outputs, strategy: strategy, settings: settings, references: references)
             // The render leaves the server's threads: its reference orbit blocks its thread for as long as it takes.
-            let picture = try await withTaskExecutorPreference(globalConcurrentExecutor) {
-                try await render.run(cancellation: flag)
+            let pixels = try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                try await render.pixels(cancellation: flag)
             }
             monitor.ended(mark)
+            // The slot is the next tile's while this one's PNG is written: a render keeps both processors
+            // busy, the encoding one.
             queue.leave()
-            monitor.deepTile(tile.strategy, report: picture.report)
-            let cpu = picture.report.cpu.total
-            if flag.isCancelled {
-                stats.ended(tile.strategy, .wasted(cpuSeconds: cpu))
-                return Self.clientGone
-            }
-            return png(picture.bytes, tile: tile, cpu: cpu, seconds: MonotonicClock.seconds(since: start))
+            monitor.deepTile(tile.strategy, report: pixels.report)
+            return await encoded(pixels, by: render, tile: tile, flag: flag, start: start)
         } catch let cancelled as RenderCancelled {
             let stopped = MonotonicClock.nanoseconds()
             let afterCancel = cpuAtCancel.withLock { $0 }.map { max(0, CPUTime.now().total - $0) } ?? 0
@@ -244,6 +241,32 @@ package final class ExplorerServer: Sendable {
             queue.leave()
             stats.ended(tile.strategy, .failed(cpuSeconds: CPUTime.now().since(startCPU).total))
             return Self.text(.internalServerError, "internal error: \(error) (a bug; please report it)")
+        }
+    }
+
+    /// Encodes a tile's rendered pixels (its render slot already given back) and answers with the PNG.
+    private func encoded(
+        _ pixels: TileRender.Pixels, by render: TileRender, tile: ViewRequest, flag: CancellationFlag, start: UInt64
+    ) async -> Response {
+        var cpu = pixels.report.cpu.total
+        if flag.isCancelled {
+            stats.ended(tile.strategy, .wasted(cpuSeconds: cpu))
+            return Self.clientGone
+        }
+        do {
+            let picture = try await withTaskExecutorPreference(globalConcurrentExecutor) {
+                try render.encode(pixels)
+            }
+            cpu += picture.cpuSeconds
+            if flag.isCancelled {
+                stats.ended(tile.strategy, .wasted(cpuSeconds: cpu))
+                return Self.clientGone
+            }
+            return png(picture.bytes, tile: tile, cpu: cpu, seconds: MonotonicClock.seconds(since: start))
+        } catch {
+            stats.ended(tile.strategy, .failed(cpuSeconds: cpu))
+            return Self.text(
+                .internalServerError, "internal error: cannot encode the tile: \(error) (a bug; please report it)")
         }
     }
 

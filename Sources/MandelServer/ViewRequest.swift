@@ -149,8 +149,13 @@ package struct ViewRequest: Sendable {
     func windowed(_ text: String, limits: RequestLimits) throws(Refusal) -> ViewRequest {
         let window: PixelWindow
         do {
-            let parsed = try BatchOptions.parse(["--window=" + text])
-            window = parsed.window!
+            // The value rule `--window`'s parser applies (ValueParsing.window); the parser itself only to say
+            // what is wrong, in its words: it costs more than the tile's PNG.
+            if let valid = try? ValueParsing.window(text) {
+                window = valid
+            } else {
+                window = try BatchOptions.parse(["--window=" + text]).window!
+            }
             try BatchOptions.validateWindow(preset: nil, colorScheme: job.colorScheme)
         } catch {
             throw Refusal(status: 400, description: Self.oneLine(BatchOptions.message(for: error)))

@@ -69,7 +69,12 @@ struct ServeRecoveryTests {
         #expect(try server.stop(with: SIGINT) < 2)
         #expect(server.process.terminationStatus == 0)
     }
+}
 
+/// Resource limits, apart: AddressSanitizer reserves terabytes of address space, which
+/// `ulimit -v` refuses, so scripts/test skips this suite in its ASan leg.
+@Suite("mandel serve under resource limits")
+struct ServeLimitTests {
     @Test("a deep view whose reference orbit the process cannot have is 503 with render's line, before any work")
     func orbitMemory() throws {
         // As nobody under 'ulimit -v' (root is exempt from no limit, but nobody is the usual case).

@@ -48,6 +48,12 @@ struct ServeCommand: AsyncParsableCommand {
     var queue = 64
 
     @Option(
+        parsing: .unconditional,
+        help: "Tiles rendered at once, 1…64, each by the strategy's workers (default: 1: one tile's render at a time).",
+        transform: { try ValueParsing.integer($0) })
+    var slots = 1
+
+    @Option(
         help: ArgumentHelp(
             "The tiles' PNG compression: fast (a quarter of balanced's time on a tile, 10–20% larger), balanced or "
                 + "small; each tile's X-Mandel-Command names it."))
@@ -66,6 +72,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     mutating func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535 (got \(port))") }
+        guard (1...64).contains(slots) else { throw ValidationError("--slots must be from 1 to 64 (got \(slots))") }
         guard (0...10000).contains(queue) else {
             throw ValidationError("--queue must be from 0 to 10000 tiles (got \(queue))")
         }
@@ -104,6 +111,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.start = startQuery
         settings.cancellationMode = cancelBy ?? .flag
         settings.queueCapacity = queue
+        settings.slots = slots
         settings.compression = compression
         settings.limits = limits
         let server = try ExplorerServer(settings: settings)
