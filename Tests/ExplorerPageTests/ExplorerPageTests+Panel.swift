@@ -12,6 +12,7 @@ struct PanelFigures: Decodable, Sendable {
     let cpuSeconds: Double?
     let cpuWastedSeconds: Double?
     let cpuWastedPercent: Double?
+    let cpuAfterCancelSeconds: Double?
     let mainQueueP99Ms: Double?
     let mainQueueMaxMs: Double?
     let mainQueueWorstMs: Double?
@@ -105,6 +106,9 @@ extension ExplorerPageTests {
             #expect(p50 > 0 && p50 < 2000, "cancel p50 \(p50) ms")
             let percent = try #require(figures.cpuWastedPercent)
             #expect(percent > 0 && percent < 100, "\(percent)% wasted")
+            // The part after the cancels, the mechanism's, is a part of the waste.
+            let afterCancel = try #require(figures.cpuAfterCancelSeconds)
+            #expect(afterCancel >= 0 && afterCancel <= (figures.cpuWastedSeconds ?? -1), "\(afterCancel) s after")
             #expect((figures.fillLatestMs ?? -1) > 0 && (figures.fillLatestMs ?? .infinity) < 120_000)
 
             // A deep view: the last tile that computed its reference orbit gives its serial share.

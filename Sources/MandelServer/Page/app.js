@@ -1381,7 +1381,8 @@ const PANEL_ROWS = [
     "wasted",
     "CPU wasted",
     "processor time of tiles nobody saw (cancelled while rendering, or rendered and never sent), " +
-      "and its share of this strategy's tile CPU",
+      "its share of this strategy's tile CPU, and the part of it after the cancels: what the mechanism " +
+      "controls (the rest was spent before the client went away)",
   ],
   [
     "late",
@@ -1471,6 +1472,7 @@ function panelValues(pane) {
   const moves = pane.timing.moves;
   const cpu = finite(totals?.cpu_seconds);
   const wasted = finite(totals?.cpu_seconds_wasted);
+  const afterCancel = finite(totals?.cpu_seconds_after_cancel);
   const deep = viewPrecision !== "double" ? now?.deep : null;
   return {
     strategy,
@@ -1488,6 +1490,7 @@ function panelValues(pane) {
     cpuSeconds: cpu,
     cpuWastedSeconds: wasted,
     cpuWastedPercent: cpu !== null && wasted !== null && cpu > 0 ? (100 * wasted) / cpu : null,
+    cpuAfterCancelSeconds: afterCancel,
     mainQueueP99Ms: milliseconds(now?.main_queue_late_seconds?.p99),
     mainQueueMaxMs: milliseconds(now?.main_queue_late_seconds?.max),
     mainQueueWorstMs: milliseconds(now?.main_queue_late_seconds?.worst),
@@ -1544,7 +1547,8 @@ function drawPanel(pane) {
     f.wasted,
     v.cpuWastedSeconds === null
       ? dash
-      : `${v.cpuWastedSeconds.toFixed(2)} s · ${showPercent(v.cpuWastedPercent && v.cpuWastedPercent / 100)}`,
+      : `${v.cpuWastedSeconds.toFixed(2)} s · ${showPercent(v.cpuWastedPercent && v.cpuWastedPercent / 100)}` +
+        (v.cpuAfterCancelSeconds === null ? "" : ` · ${v.cpuAfterCancelSeconds.toFixed(2)} s after cancels`),
   );
   setText(
     f.late,
