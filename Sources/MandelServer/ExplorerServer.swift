@@ -175,8 +175,18 @@ package final class ExplorerServer: Sendable {
             queue.forget(ticket: ticket)
         }
         // The client's going away (the only cancel a browser's HTTP/1.1 connection can send) sets the flag.
-        return try await request.body.consumeWithInboundCloseHandler { _ in
-            await render(tile, strategy: strategy, ticket: ticket, flag: flag, cpuAtCancel: cpuAtCancel)
+        return try await request.body.consumeWithInboundCloseHandler { [stats] body in
+            // The body first, to its end (a GET's is empty). Hummingbird 2.28's reader of the request's parts
+            // traps ("Deinited NIOAsyncSequenceProducer.Source without calling source.finish()") when this
+            // operation ends before the reader has seen the request's end: cancelled before its first read, it
+            // leaves its source unfinished. Once the body has ended here, the reader has seen the end.
+            do {
+                for try await _ in body {}
+            } catch {
+                stats.ended(tile.strategy, .cancelledWaiting)
+                return Self.clientGone
+            }
+            return await render(tile, strategy: strategy, ticket: ticket, flag: flag, cpuAtCancel: cpuAtCancel)
         } onInboundClosed: {
             flag.cancel()
         }

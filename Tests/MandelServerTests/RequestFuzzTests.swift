@@ -126,5 +126,58 @@ extension ExplorerServerTests {
                 #expect(try HTTPConnection.get("/health", port: port, deadline: 10).text == "ok\n")
             }
         }
+
+        @Test(
+            "GETs with bodies: whole, chunked or large they are served; cut short, closed or half-closed, the server serves on"
+        )
+        func requestBodies() async throws {
+            try await withLiveServer(ExplorerServer.Settings(), waitingFor: "requests with bodies") { port, _ in
+                let target = "/tile?size=64x48&window=0,0,16,12&iterations=40"
+                let plain = try HTTPConnection.get(target, port: port, deadline: 30)
+                #expect(plain.status == 200)
+                func head(_ fields: String) -> [UInt8] {
+                    Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\(fields)\r\n".utf8)
+                }
+                let large = [UInt8](repeating: 0x61, count: 300_000)
+                let whole: [(String, [UInt8])] = [
+                    ("a body of 5 bytes", head("Content-Length: 5\r\n") + Array("hello".utf8)),
+                    ("a chunked body", head("Transfer-Encoding: chunked\r\n") + Array("5\r\nhello\r\n0\r\n\r\n".utf8)),
+                    ("a body of 300 KB", head("Content-Length: \(large.count)\r\n") + large),
+                ]
+                for (what, request) in whole {
+                    let connection = try HTTPConnection(port: port)
+                    defer { connection.close() }
+                    try connection.send(raw: request)
+                    let reply = try connection.reply(deadline: 30, waitingFor: what)
+                    #expect(reply.status == 200, "\(what): \(reply.status) \(reply.text.prefix(200))")
+                    #expect(reply.body == plain.body, "\(what): not the tile's bytes")
+                }
+                // Bodies that never end: the connection closed at once, or half-closed (the server reads the end of
+                // the stream and may answer or close; either way it serves on).
+                let short = head("Content-Length: 100000\r\n") + Array(repeating: 0x61, count: 1000)
+                for halfClose in [false, true] {
+                    let connection = try HTTPConnection(port: port)
+                    try connection.send(raw: short)
+                    if halfClose {
+                        connection.finishSending()
+                        _ = try? connection.reply(deadline: 10, waitingFor: "a body cut short")
+                    }
+                    connection.close()
+                }
+                // The other routes, with a large body each.
+                for route in ["/health", "/view?center=-0.5,0", "/config", "/stats", "/"] {
+                    let connection = try HTTPConnection(port: port)
+                    defer { connection.close() }
+                    try connection.send(
+                        raw: Array(
+                            "GET \(route) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Length: \(large.count)\r\n\r\n"
+                                .utf8) + large)
+                    let reply = try connection.reply(deadline: 30, waitingFor: "\(route) with a body")
+                    #expect(reply.status == 200, "\(route): \(reply.status)")
+                }
+                #expect(try HTTPConnection.get("/health", port: port, deadline: 10).text == "ok\n")
+                #expect(try HTTPConnection.get(target, port: port, deadline: 30).body == plain.body)
+            }
+        }
     }
 }

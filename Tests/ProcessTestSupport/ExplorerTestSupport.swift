@@ -43,7 +43,11 @@ package final class HTTPConnection {
 
     /// Sends `GET target` (a path with its query, percent-encoded as it should go on the wire).
     package func send(get target: String) throws {
-        let request = Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8)
+        try send(raw: Array("GET \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n".utf8))
+    }
+
+    /// Sends `request` as it is: a head, a body, or any part of either.
+    package func send(raw request: [UInt8]) throws {
         var sent = 0
         while sent < request.count {
             let count = request[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, 0) }
@@ -84,6 +88,11 @@ package final class HTTPConnection {
             }
             received += buffer[..<count]
         }
+    }
+
+    /// Ends what this side sends (the server reads the end of the stream) and keeps reading.
+    package func finishSending() {
+        if descriptor >= 0 { _ = shutdown(descriptor, Int32(SHUT_WR)) }
     }
 
     /// Closes the socket (at once, whatever the server is doing).
