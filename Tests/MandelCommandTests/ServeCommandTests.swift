@@ -147,4 +147,73 @@ struct ServeCommandTests {
         #expect(result.standardOutput.isEmpty, "printed \(result.standardOutput)")
         #expect(result.standardError.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1)
     }
+
+    /// `/events` from the real process, whose main queue runs (in a test runner's process it does not): a
+    /// `serial` tile holds the main queue for as long as it renders, a `thread` tile leaves it free.
+    @Test("/events: every documented key, within bounds: serial's tile holds the main queue, thread's does not")
+    func eventsShape() throws {
+        let server = try ServeProcess([])
+        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
+        let started = Date()
+        // The period-3 bulb's interior: a few hundred milliseconds a tile, so the monitor samples it.
+        for strategy in ["thread", "serial"] {
+            let tile =
+                "/tile?strategy=\(strategy)&size=600x400&center=-0.122,0.745&zoom=20&iterations=40000"
+                + "&window=236,136,128,128"
+            #expect(try HTTPConnection.get(tile, port: server.port, deadline: 60).status == 200)
+        }
+        let connection = try HTTPConnection(port: server.port)
+        defer { connection.close() }
+        try connection.send(get: "/events")
+        let stream = try connection.receive(
+            until: Array("\n\n".utf8), occurrences: 2, deadline: 10, waitingFor: "/events")
+        let stats = try StatsReading.fetch(port: server.port)
+        let text = String(decoding: stream, as: UTF8.self)
+        let messages = text.components(separatedBy: "\n\n").filter { $0.contains("event: stats") }
+        let data = try #require(messages.last?.split(separator: "\n").first { $0.hasPrefix("data: ") })
+        let event = try #require(
+            try JSONSerialization.jsonObject(with: Data(data.dropFirst(6).utf8)) as? [String: Any])
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(event["window_seconds"] as? Double == 2)
+        let uptime = try #require(event["uptime_seconds"] as? Double)
+        #expect(uptime > 0 && uptime <= elapsed + 5, "uptime \(uptime) s")
+        #expect(event["rendering"] is NSNull, "nothing renders now")
+        let threads = try #require(event["threads"] as? Int)
+        #expect(threads >= 2 && threads < 1000, "\(threads) threads")
+        let resident = try #require(event["resident_bytes"] as? Int)
+        #expect(resident > 5_000_000 && resident < 8_000_000_000, "\(resident) bytes")
+        let cpu = try #require(event["cpu_seconds"] as? Double)
+        let rendered = stats.seconds("cpu_seconds", of: "thread") + stats.seconds("cpu_seconds", of: "serial")
+        #expect(cpu >= rendered * 0.9 && cpu <= elapsed * 2 + 1, "\(cpu) s, the tiles' \(rendered) s")
+        // The totals are /stats's strategies (fetched after: nothing happened between).
+        let totals = try #require(event["totals"] as? [String: [String: Any]])
+        #expect(totals.count == 8 && totals["thread"]?["tiles_sent"] as? Int == 1)
+        #expect(Set(totals["serial"]?.keys ?? [:].keys) == Set(stats.strategy("serial").keys))
+        let strategies = try #require(event["strategies"] as? [String: [String: Any]])
+        #expect(strategies.count == 8)
+        for name in ["thread", "serial"] {
+            let figures = try #require(strategies[name])
+            let rate = try #require(figures["tiles_per_second"] as? Double)
+            // One tile in a window of 2 s, if it fell in it.
+            #expect(rate >= 0 && rate <= 0.5, "\(name): \(rate) tiles/s")
+            let sampled = try #require(figures["threads"] as? Int, "\(name): no threads sampled while it rendered")
+            #expect(sampled >= 2 && sampled <= threads + 8, "\(name): \(sampled) threads")
+            #expect(figures["deep"] is NSNull, "a shallow view computes no orbit")
+            let late = try #require(figures["main_queue_late_seconds"] as? [String: Any])
+            #expect(Set(late.keys) == ["p99", "max", "worst"])
+            let worst = try #require(late["worst"] as? Double, "\(name): no heartbeat while it rendered")
+            let render = stats.percentile("render_seconds", "max", of: name)
+            if name == "serial" {
+                // Its tile held the main queue: the heartbeat ran about as late as the tile took.
+                #expect(worst >= 0.5 * render && worst <= render + 0.5, "serial: worst \(worst) s, tile \(render) s")
+            } else {
+                #expect(worst >= 0 && worst < max(0.1, 0.5 * render), "thread: worst \(worst) s, tile \(render) s")
+            }
+            if let p99 = late["p99"] as? Double, let max = late["max"] as? Double {
+                #expect(0 <= p99 && p99 <= max && max <= worst, "\(name): p99 \(p99), max \(max), worst \(worst)")
+            }
+        }
+        #expect((strategies["gcd"]?["tiles_per_second"] as? Double) == 0, "no gcd tile")
+        _ = try server.stop(with: SIGTERM)
+    }
 }

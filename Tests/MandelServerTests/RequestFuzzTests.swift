@@ -175,7 +175,8 @@ extension ExplorerServerTests {
                     let reply = try connection.reply(deadline: 30, waitingFor: "\(route) with a body")
                     #expect(reply.status == 200, "\(route): \(reply.status)")
                 }
-                #expect(try HTTPConnection.get("/health", port: port, deadline: 10).text == "ok\n")
+                let health = try HTTPConnection.get("/health", port: port, deadline: 10)
+                #expect(health.text.trimmingCharacters(in: .newlines) == "ok" && health.status == 200)
                 #expect(try HTTPConnection.get(target, port: port, deadline: 30).body == plain.body)
             }
         }

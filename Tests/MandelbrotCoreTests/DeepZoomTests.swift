@@ -245,6 +245,20 @@ struct DeepZoomTests {
         #expect(Set(counts).count > 1000, "not a flat picture")
     }
 
+    /// A pixel where the linear table's tolerance shows: (20, 16) of "5e227" at 32×32 escapes after
+    /// 1,137,893 iterations, and after 1,137,886 with a tolerance of 2⁻⁵⁰ instead of 2⁻⁵³ (13 of the
+    /// 1,024 counts move then; this one is where they leave the oracle's).
+    @Test("\"5e227\": pixel (20, 16) of 32×32 equals the oracle's count, which a table 8 times looser misses")
+    func linearTolerance() async throws {
+        let (view, iterations) = try DeepLocations.named("5e227")
+        let size = ImageSize(width: 32, height: 32)
+        let pixels = [(x: 20, y: 16)]
+        let oracle = try await Self.oracle(view, size: size, pixels: pixels, limit: iterations)
+        #expect(oracle == [1_137_893])
+        let counts = try await Self.render(view, size: size, iterations: iterations)
+        #expect(pixels.map { counts[$0.y * size.width + $0.x] } == oracle)
+    }
+
     /// The table built beside the orbit, as its steps come, is the table built after it, byte for
     /// byte: so the pixels cannot tell. "1e1086" to 200,000 steps passes its first step below any
     /// Double (179,301), which the builder reads while the orbit may grow those steps' arrays.

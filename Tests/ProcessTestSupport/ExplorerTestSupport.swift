@@ -90,6 +90,31 @@ package final class HTTPConnection {
         }
     }
 
+    /// Reads until `marker` has come `occurrences` times (a stream that never ends, such as server-sent
+    /// events), and returns everything read.
+    package func receive(
+        until marker: [UInt8], occurrences: Int, deadline seconds: Double, waitingFor what: String
+    )
+        throws -> [UInt8]
+    {
+        let end = Date().addingTimeInterval(seconds)
+        var received: [UInt8] = []
+        while received.ranges(of: marker).count < occurrences {
+            let left = end.timeIntervalSinceNow
+            guard left > 0 else { throw DeadlinePassed(waitingFor: what, seconds: seconds) }
+            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&poller, 1, Int32(min(left, 1) * 1000) + 1) >= 0 else {
+                throw HTTPFailure("poll: errno \(errno)")
+            }
+            guard poller.revents != 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw HTTPFailure("the server ended the stream waiting for \(what)") }
+            received += buffer[..<count]
+        }
+        return received
+    }
+
     /// Ends what this side sends (the server reads the end of the stream) and keeps reading.
     package func finishSending() {
         if descriptor >= 0 { _ = shutdown(descriptor, Int32(SHUT_WR)) }
