@@ -214,6 +214,21 @@ struct ServeCommandTests {
             }
         }
         #expect((strategies["gcd"]?["tiles_per_second"] as? Double) == 0, "no gcd tile")
+
+        // Once the window has passed the last tile, its rolling figures are gone.
+        Thread.sleep(forTimeInterval: 2.3)
+        let later = String(
+            decoding: try connection.receive(
+                until: Array("\n\n".utf8), occurrences: 2, deadline: 10, waitingFor: "/events, later"),
+            as: UTF8.self)
+        let laterData = try #require(
+            later.components(separatedBy: "\n\n").last { $0.contains("event: stats") }?.split(separator: "\n")
+                .first { $0.hasPrefix("data: ") })
+        let laterEvent = try #require(
+            try JSONSerialization.jsonObject(with: Data(laterData.dropFirst(6).utf8)) as? [String: Any])
+        let laterThread = try #require((laterEvent["strategies"] as? [String: [String: Any]])?["thread"])
+        #expect(laterThread["tiles_per_second"] as? Double == 0, "\(laterThread["tiles_per_second"] ?? "?") tiles/s")
+        #expect(laterThread["threads"] is NSNull, "no thread sampled in the window")
         _ = try server.stop(with: SIGTERM)
     }
 }

@@ -106,13 +106,18 @@ struct PictureWindowTests {
         // Beyond the picture: another reach, another reference.
         _ = try await rendered(picture.window(x: 96, y: 0, size: ImageSize(width: 16, height: 16)), store: store)
         #expect(store.reuse.computed == 2 && store.count == 2)
-        // A third key evicts the least recently used one.
+        // The first key used again: now the second is the least recently used, though the first is the oldest.
+        _ = try await rendered(windows[1], store: store)
+        #expect(store.reuse.computed == 2 && store.reuse.found == 4)
+        // A third key evicts the least recently used one: the reach beyond the picture, not the first.
         var other = picture
         other.iterations = 1000
         _ = try await rendered(other, store: store)
         #expect(store.reuse.computed == 3 && store.count == 2)
         _ = try await rendered(windows[0], store: store)
-        #expect(store.reuse.computed == 4, "the first reference was the least recently used, and was dropped")
+        #expect(store.reuse.computed == 3 && store.reuse.found == 5, "the recently used first reference was dropped")
+        _ = try await rendered(picture.window(x: 96, y: 0, size: ImageSize(width: 16, height: 16)), store: store)
+        #expect(store.reuse.computed == 4, "the least recently used reference was kept")
     }
 
     @Test("a store over its memory budget keeps only the newest reference")
