@@ -68,13 +68,17 @@ struct PartsTests {
         for index in 0..<3 {
             try Self.render(picture + Self.makers[index] + ["--part", "\(index)/3", "-o", "part\(index)"], in: folder)
         }
-        FileManager.default.createFile(atPath: folder + "/stdout.png", contents: nil)
-        let joined = try MandelProcess.run(
-            ["join", "part2", "part0", "part1", "-o", "-"], in: folder,
-            launch: MandelProcess.Launch(standardOutputPath: folder + "/stdout.png"))
-        #expect(joined.status == 0, "\(joined.standardError)")
-        #expect(joined.standardError.hasPrefix("joined 3 parts"), "the report goes to standard error with -o -")
-        #expect(try Self.file(folder, "stdout.png") == Self.file(folder, "one.png"), "\(picture)")
+        // Every name of standard output is standard output: the PNG alone there, the report on standard error.
+        for name in ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"] {
+            FileManager.default.createFile(atPath: folder + "/stdout.png", contents: nil)
+            let joined = try MandelProcess.run(
+                ["join", "part2", "part0", "part1", "-o", name], in: folder,
+                launch: MandelProcess.Launch(standardOutputPath: folder + "/stdout.png"))
+            #expect(joined.status == 0, "\(name): \(joined.standardError)")
+            #expect(joined.standardError.hasPrefix("joined 3 parts"), "\(name): the report goes to standard error")
+            #expect(joined.standardError.contains("-> standard output"), "\(name): \(joined.standardError)")
+            #expect(try Self.file(folder, "stdout.png") == Self.file(folder, "one.png"), "\(name): \(picture)")
+        }
     }
 }
 

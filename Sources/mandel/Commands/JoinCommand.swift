@@ -51,10 +51,10 @@ struct JoinCommand: AsyncParsableCommand, ProcessNeeds {
             }
             let seconds = MonotonicClock.seconds(since: start)
             let count = join.parts.count
-            try HumanReport(toStandardError: output == OutputFile.standardOutputName).line(
+            try HumanReport(toStandardError: OutputFile.namesStandardOutput(output)).line(
                 "joined \(count) part\(count == 1 ? "" : "s") (\(ByteCount(Int(join.bodyBytes))) of image data) in "
                     + "\(NumberFormat.seconds(seconds)) -> "
-                    + (output == OutputFile.standardOutputName ? "standard output" : Display.path(output)))
+                    + (OutputFile.namesStandardOutput(output) ? "standard output" : Display.path(output)))
         }
     }
 }
