@@ -9,10 +9,12 @@ package struct BatchOptions: ParsableArguments {
     package init() {}
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Render part K (from 0) of N of the picture as a part file, for 'mandel join'; auto takes K (and N) "
                 + "from a batch engine: Slurm, Kubernetes, AWS Batch, GNU parallel (see docs/parts.md).",
-            valueName: "K/N|auto"))
+            valueName: "K/N|auto"),
+        transform: { try ValueParsing.indexChoice($0) })
     package var part: IndexChoice?
 
     @Option(
@@ -22,10 +24,12 @@ package struct BatchOptions: ParsableArguments {
     package var parts: Int?
 
     @Option(
+        parsing: .unconditional,
         help: ArgumentHelp(
             "Render frame K (from 0) of N of a zoom from --zoom to --zoom-to, the zoom growing by the same factor "
                 + "each frame; auto takes K (and N) from a batch engine, like --part.",
-            valueName: "K/N|auto"))
+            valueName: "K/N|auto"),
+        transform: { try ValueParsing.indexChoice($0) })
     package var frame: IndexChoice?
 
     @Option(

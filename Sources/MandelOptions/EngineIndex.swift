@@ -6,17 +6,8 @@ package enum IndexChoice: ExpressibleByArgument, Equatable {
     case auto
 
     package init?(argument: String) {
-        let text = argument.trimmingBlanks
-        if text == "auto" {
-            self = .auto
-            return
-        }
-        let pieces = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard pieces.count == 2,
-            pieces.allSatisfy({ !$0.isEmpty && $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-            let index = Int(pieces[0]), let count = Int(pieces[1])
-        else { return nil }
-        self = .fixed(index: index, count: count)
+        guard let choice = try? ValueParsing.indexChoice(argument) else { return nil }
+        self = choice
     }
 }
 

@@ -32,6 +32,27 @@ package enum ValueParsing {
         return value
     }
 
+    /// `K/N` (piece K, from 0, of N) or `auto`, for `--part` and `--frame`; whether K < N is checked later,
+    /// beside `--parts` and the engine's variables.
+    package static func indexChoice(_ text: some StringProtocol) throws -> IndexChoice {
+        let trimmed = text.trimmingBlanks
+        if trimmed == "auto" { return .auto }
+        let pieces = trimmed.split(separator: "/", omittingEmptySubsequences: false)
+        guard pieces.count == 2 else {
+            throw Refusal(description: "give K/N (piece K, from 0, of N), such as 0/4, or auto")
+        }
+        if pieces.contains(where: { $0.hasPrefix("-") }) {
+            throw Refusal(description: "K counts from 0 to N − 1 and N from 1: give K/N such as 0/4, or auto")
+        }
+        guard pieces.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else {
+            throw Refusal(description: "give K/N in digits alone, such as 0/4, or auto")
+        }
+        guard let index = Int(pieces[0]), let count = Int(pieces[1]) else {
+            throw Refusal(description: "out of range: K and N run from 0 to \(Int.max)")
+        }
+        return .fixed(index: index, count: count)
+    }
+
     /// A real number in decimal notation, such as `-0.5` or `2.5e-3`.
     package static func real(_ text: some StringProtocol) throws -> Double {
         let trimmed = text.trimmingBlanks
