@@ -72,21 +72,12 @@ package final class HTTPConnection {
                     status: head.status, headers: head.headers,
                     body: Array(received[head.bodyStart..<(head.bodyStart + length)]))
             }
-            let left = end.timeIntervalSinceNow
-            guard left > 0 else { throw DeadlinePassed(waitingFor: what, seconds: seconds) }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(min(left, 1) * 1000) + 1) >= 0 else {
-                throw HTTPFailure("poll: errno \(errno)")
-            }
-            guard poller.revents != 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count < 0 { throw HTTPFailure("recv: errno \(errno) waiting for \(what)") }
-            if count == 0 {
+            guard let bytes = try readSome(by: end, deadline: seconds, waitingFor: what) else { continue }
+            if bytes.isEmpty {
                 guard let head else { throw HTTPFailure("the server closed the connection before a reply to \(what)") }
                 return HTTPReply(status: head.status, headers: head.headers, body: Array(received[head.bodyStart...]))
             }
-            received += buffer[..<count]
+            received += bytes
         }
     }
 
@@ -100,19 +91,25 @@ package final class HTTPConnection {
         let end = Date().addingTimeInterval(seconds)
         var received: [UInt8] = []
         while received.ranges(of: marker).count < occurrences {
-            let left = end.timeIntervalSinceNow
-            guard left > 0 else { throw DeadlinePassed(waitingFor: what, seconds: seconds) }
-            var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&poller, 1, Int32(min(left, 1) * 1000) + 1) >= 0 else {
-                throw HTTPFailure("poll: errno \(errno)")
-            }
-            guard poller.revents != 0 else { continue }
-            var buffer = [UInt8](repeating: 0, count: 65536)
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { throw HTTPFailure("the server ended the stream waiting for \(what)") }
-            received += buffer[..<count]
+            guard let bytes = try readSome(by: end, deadline: seconds, waitingFor: what) else { continue }
+            guard !bytes.isEmpty else { throw HTTPFailure("the server ended the stream waiting for \(what)") }
+            received += bytes
         }
         return received
+    }
+
+    /// What the socket has, waiting at most a second (and never past `end`): nil if nothing came yet,
+    /// empty at the end of the stream.
+    private func readSome(by end: Date, deadline seconds: Double, waitingFor what: String) throws -> [UInt8]? {
+        let left = end.timeIntervalSinceNow
+        guard left > 0 else { throw DeadlinePassed(waitingFor: what, seconds: seconds) }
+        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        guard poll(&poller, 1, Int32(min(left, 1) * 1000) + 1) >= 0 else { throw HTTPFailure("poll: errno \(errno)") }
+        guard poller.revents != 0 else { return nil }
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+        if count < 0 { throw HTTPFailure("recv: errno \(errno) waiting for \(what)") }
+        return Array(buffer[..<count])
     }
 
     /// Ends what this side sends (the server reads the end of the stream) and keeps reading.
