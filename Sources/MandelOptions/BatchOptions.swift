@@ -40,8 +40,8 @@ package struct BatchOptions: ParsableArguments {
 
     @Option(
         parsing: .unconditional, help: ArgumentHelp("The last frame's zoom, for --frame.", valueName: "zoom"),
-        transform: { try ValueParsing.real($0) })
-    package var zoomTo: Double?
+        transform: { try ValueParsing.decimal($0) })
+    package var zoomTo: DecimalValue?
 
     @Option(
         parsing: .unconditional,
@@ -58,6 +58,14 @@ package struct BatchOptions: ParsableArguments {
         guard let part else { return nil }
         return try EngineIndex.resolve(
             part, count: parts, option: "--part", countOption: "--parts",
+            environment: ProcessInfo.processInfo.environment)
+    }
+
+    /// Frame K of N, from `--frame` and `--frames` (and the environment for `auto`); nil without `--frame`.
+    package func frameSelection() throws -> (index: Int, count: Int)? {
+        guard let frame else { return nil }
+        return try EngineIndex.resolve(
+            frame, count: frames, option: "--frame", countOption: "--frames",
             environment: ProcessInfo.processInfo.environment)
     }
 
@@ -124,6 +132,10 @@ package struct BatchOptions: ParsableArguments {
     }
 
     /// Checks `--frame`, `--frames` and `--zoom-to`, and sets the zoom of the frame asked for.
+    ///
+    /// Both ends of the zoom obey every rule `--zoom` obeys (each frame lies between them, and a
+    /// zoom's limits are a lowest and a deepest zoom); the frames between are computed from the
+    /// ends' decimal exponents, so no ratio of the two can overflow or lose digits.
     package func validateFrames(view: inout ViewOptions) throws {
         guard let frame else {
             if frames != nil || zoomTo != nil {
@@ -135,29 +147,35 @@ package struct BatchOptions: ParsableArguments {
         guard let zoomTo else {
             throw ValidationError("--frame renders one frame of a zoom; add --zoom-to with the last frame's zoom")
         }
-        guard zoomTo.isFinite && zoomTo > 0 else {
-            throw ValidationError("--zoom-to must be a finite zoom greater than 0 (got \(zoomTo))")
-        }
         if view.preset == .benchmarksGame {
             throw ValidationError("--frame zooms a view; the benchmarks-game preset has a fixed region")
         }
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more (got \(frames))") }
-        // The frames' zooms are computed in Double: a first zoom past it would make them inf and nan.
-        if let zoom = view.zoom, !zoom.value.isFinite {
+        var last = view
+        last.zoom = zoomTo
+        try last.validate(zoomOption: "--zoom-to")
+        guard let (index, count) = try frameSelection() else { return }
+        let first = view.zoom ?? DecimalValue(value: 1, text: "1")
+        if count == 1 && zoomTo.text != first.text {
             throw ValidationError(
-                "--frame computes its zooms in Double: --zoom must be at most 1.8e308 with --frame (got \(zoom.text))")
+                "--frame \(index)/1: a zoom of one frame is its first zoom, \(first.text), and never reaches --zoom-to "
+                    + "\(zoomTo.text); give N of 2 or more, or render --zoom \(zoomTo.text) without --frame")
         }
-        let (index, count) = try EngineIndex.resolve(
-            frame, count: frames, option: "--frame", countOption: "--frames",
-            environment: ProcessInfo.processInfo.environment)
-        let zoom = Self.frameZoom(from: view.zoom?.value ?? 1, to: zoomTo, frame: index, of: count)
-        view.zoom = DecimalValue(value: zoom, text: "\(zoom)")
+        view.zoom = Self.frameZoom(from: first, to: zoomTo, frame: index, of: count)
     }
 
-    /// Frame `index` of `count` of a zoom from `first` to `last`: each frame `(last/first)^(1/(count − 1))` deeper.
-    package static func frameZoom(from first: Double, to last: Double, frame index: Int, of count: Int) -> Double {
-        guard count > 1 else { return first }
+    /// Frame `index` of `count` of a zoom from `first` to `last`: each frame `(last/first)^(1/(count − 1))`
+    /// deeper. The first and the last are the texts given; the others are computed from the ends' decimal
+    /// exponents (read exactly from their texts), so that zooms past a `Double`'s range, or below its
+    /// normal numbers, interpolate as exactly as shallow ones.
+    package static func frameZoom(
+        from first: DecimalValue, to last: DecimalValue, frame index: Int, of count: Int
+    ) -> DecimalValue {
+        guard count > 1, index > 0 else { return first }
         if index == count - 1 { return last }
-        return first * pow(last / first, Double(index) / Double(count - 1))
+        let firstExponent = DeepView.decimalExponent(ofZoom: first.text)
+        let lastExponent = DeepView.decimalExponent(ofZoom: last.text)
+        let exponent = firstExponent + (lastExponent - firstExponent) * (Double(index) / Double(count - 1))
+        return DecimalValue(decimalExponent: exponent)
     }
 }

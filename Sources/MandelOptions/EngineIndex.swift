@@ -13,7 +13,8 @@ package enum IndexChoice: ExpressibleByArgument, Equatable {
 
 /// Which of N pieces of work this process does: from `K/N`, or from the variables a batch engine sets.
 package enum EngineIndex {
-    /// One engine's variables: the index, its first value, and the count, if it sets one.
+    /// One engine's variables: the index, its first value, its step, its last value, and the count, if it
+    /// sets them.
     package struct Source {
         package let engine: String
         package let indexVariable: String
@@ -22,13 +23,19 @@ package enum EngineIndex {
         /// What the index counts from when there is no such variable (GNU parallel's 1).
         package let base: Int
         package let countVariable: String?
+        /// The variable holding the step between indices (Slurm's `--array=0-12:4`), if the engine has one.
+        package var stepVariable: String? = nil
+        /// The variable holding the index's last value, if the engine has one: with the first, the step and the
+        /// count, it tells a range from a list (Slurm's `--array=1,3,7`), whose task cannot know its place.
+        package var maximumVariable: String? = nil
     }
 
     /// The engines `auto` knows, in the order it looks for them.
     package static let sources = [
         Source(
             engine: "Slurm", indexVariable: "SLURM_ARRAY_TASK_ID", minimumVariable: "SLURM_ARRAY_TASK_MIN", base: 0,
-            countVariable: "SLURM_ARRAY_TASK_COUNT"),
+            countVariable: "SLURM_ARRAY_TASK_COUNT", stepVariable: "SLURM_ARRAY_TASK_STEP",
+            maximumVariable: "SLURM_ARRAY_TASK_MAX"),
         Source(
             engine: "Kubernetes", indexVariable: "JOB_COMPLETION_INDEX", minimumVariable: nil, base: 0,
             countVariable: nil),
@@ -65,31 +72,58 @@ package enum EngineIndex {
             func number(_ variable: String) throws -> Int {
                 let text = environment[variable]!
                 guard let value = Int(text.trimmingBlanks), value >= 0 else {
-                    throw ValidationError("\(option) auto: \(variable) is '\(text)', not a number 0 or more")
+                    throw ValidationError(
+                        "\(option) auto: \(variable) is '\(text)', not a whole number from 0 to \(Int.max)")
                 }
                 return value
             }
+            func optionalNumber(_ variable: String?) throws -> Int? {
+                try variable.flatMap { environment[$0] == nil ? nil : try number($0) }
+            }
             let raw = try number(source.indexVariable)
-            let first =
-                try source.minimumVariable.flatMap { environment[$0] == nil ? nil : try number($0) } ?? source.base
-            let index = raw - first
-            let engineCount = try source.countVariable.flatMap { environment[$0] == nil ? nil : try number($0) }
+            let first = try optionalNumber(source.minimumVariable) ?? source.base
+            let step = try optionalNumber(source.stepVariable) ?? 1
+            guard step >= 1 else {
+                throw ValidationError("\(option) auto: \(source.stepVariable!) is 0; an array's step is 1 or more")
+            }
+            let engineCount = try optionalNumber(source.countVariable)
+            if let engineCount, engineCount < 1 {
+                throw ValidationError(
+                    "\(option) auto: \(source.countVariable!) is 0; an array has 1 task or more")
+            }
             if let engineCount, let count, engineCount != count {
                 throw ValidationError(
                     "\(option) auto: \(source.countVariable!) is \(engineCount) and \(countOption) is \(count); "
-                        + "they disagree (remove \(countOption), or make the array as large)")
+                        + "they disagree (remove \(countOption), or make the array as large; to render some again, "
+                        + "give \(option) K/\(count))")
+            }
+            if let engineCount, let last = try optionalNumber(source.maximumVariable) {
+                // A range first…last with this step holds exactly count tasks; a list (1,3,7) does not.
+                let span = (engineCount - 1).multipliedReportingOverflow(by: step)
+                guard !span.overflow, last >= first, last - first == span.partialValue else {
+                    throw ValidationError(
+                        "\(option) auto: \(source.engine)'s array of \(engineCount) task\(engineCount == 1 ? "" : "s") "
+                            + "from \(first) to \(last) (step \(step)) is a list, not a range, and a task cannot know "
+                            + "its place in it; number the tasks as a range (--array=0-\(engineCount - 1)), or give "
+                            + "\(option) K/N")
+                }
             }
             guard let total = count ?? engineCount else {
                 throw ValidationError(
                     "\(option) auto: \(source.engine) gives only the index (\(source.indexVariable)); "
                         + "add \(countOption) N")
             }
-            guard index >= 0, index < total else {
-                let shown = first == 0 ? "\(raw)" : "\(raw) (from \(first))"
+            let offset = raw - first
+            guard offset >= 0, offset % step == 0, offset / step < total else {
+                let range =
+                    step == 1
+                    ? "\(first)…\(first + (total - 1))"
+                    : "\(first), \(first + step), … (step \(step))"
                 throw ValidationError(
-                    "\(option) auto: \(source.indexVariable) is \(shown), outside 0…\(total - 1) "
-                        + "for \(total) (\(source.engine) counts from \(first))")
+                    "\(option) auto: \(source.indexVariable) is \(raw), outside \(range) for \(total) "
+                        + "(\(source.engine) counts from \(first))")
             }
+            let index = offset / step
             return (index, total)
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 package import MandelbrotCore
 
 /// The one rule every option value follows, documented in the README ("Options").
@@ -210,6 +211,23 @@ package struct DecimalValue: Hashable {
     package init(value: Double, text: String) {
         self.value = value
         self.text = text
+    }
+
+    /// 10^`exponent`: as the shortest `Double` text where a normal `Double` holds it, else as a
+    /// mantissa and a decimal exponent (`3.16e-400`, `1.2e1086`), with the `Double` 0 or infinity.
+    package init(decimalExponent exponent: Double) {
+        let value = pow(10, exponent)
+        if value.isNormal && value.isFinite {
+            self.init(value: value, text: "\(value)")
+            return
+        }
+        var whole = exponent.rounded(.down)
+        var mantissa = pow(10, exponent - whole)
+        if mantissa >= 10 {
+            mantissa /= 10
+            whole += 1
+        }
+        self.init(value: whole > 0 ? .infinity : 0, text: "\(mantissa)e\(Int(whole))")
     }
 }
 

@@ -104,14 +104,18 @@ package struct ViewOptions: ParsableArguments {
 
     package static let defaultCenter = ComplexValue(real: -0.5, imaginary: 0)
 
-    package mutating func validate() throws {
+    package mutating func validate() throws { try validate(zoomOption: "--zoom") }
+
+    /// The checks of `validate()`, whose messages name the zoom's option `zoomOption` (`--zoom-to`
+    /// checks the last frame's view with the same rules).
+    package func validate(zoomOption: String) throws {
         if let preset {
             let conflicting = [
                 ("--center", center != nil), ("--zoom", zoom != nil),
                 ("--iterations", iterations != nil), ("--color", color != nil),
                 ("--palette", palette != nil), ("--palette-cycle", paletteCycle != nil),
                 ("--palette-offset", paletteOffset != nil), ("--julia", julia != nil),
-                ("--supersample", supersample != nil),
+                ("--supersample", supersample != nil), ("--precision", precision != nil), ("--bla", bla != nil),
             ]
             if let (option, _) = conflicting.first(where: { $0.1 }) {
                 throw ValidationError("--preset \(preset.rawValue) fixes the view; remove \(option)")
@@ -133,9 +137,9 @@ package struct ViewOptions: ParsableArguments {
             // A positive zoom whose Double is 0: its picture is wider than any Double.
             if DeepView.decimalExponent(ofZoom: zoom.text) < 0 {
                 throw ValidationError(
-                    "--zoom \(zoom.text) gives a \(size) picture a pixel step of inf; choose a zoom nearer 1")
+                    "\(zoomOption) \(zoom.text) gives a \(size) picture a pixel step of inf; choose a zoom nearer 1")
             }
-            throw ValidationError("--zoom must be a finite number greater than 0 (got \(zoom.text))")
+            throw ValidationError("\(zoomOption) must be a finite number greater than 0 (got \(zoom.text))")
         }
         // For every view, perturbation's too: its report and plan read the centre as Doubles.
         if let center, !center.isFinite {
@@ -147,7 +151,7 @@ package struct ViewOptions: ParsableArguments {
             !(DeepView.decimalExponent(ofZoom: zoom.text) <= Double(Limits.maximumZoomExponent))
         {
             throw ValidationError(
-                "--zoom \(zoom.text) is deeper than mandel renders: at most 1e\(Limits.maximumZoomExponent)")
+                "\(zoomOption) \(zoom.text) is deeper than mandel renders: at most 1e\(Limits.maximumZoomExponent)")
         }
         if deepView != nil {
             guard julia == nil else {
@@ -167,7 +171,7 @@ package struct ViewOptions: ParsableArguments {
         if let zoom, !zoom.value.isFinite {
             // Only a view that keeps Double gets here: a deeper one is rendered by perturbation.
             throw ValidationError(
-                "--zoom \(zoom.text) is past the largest Double, 1.8e308, which "
+                "\(zoomOption) \(zoom.text) is past the largest Double, 1.8e308, which "
                     + (julia != nil ? "--julia keeps" : "--precision double keeps; remove it to render by perturbation")
             )
         }
@@ -175,11 +179,11 @@ package struct ViewOptions: ParsableArguments {
         let step = viewport.pixelSpacing(for: sampleGridSize)
         guard step.isFinite, step > 0 else {
             throw ValidationError(
-                "--zoom \(viewport.zoom) gives a \(size) picture a pixel step of \(step); choose a zoom nearer 1")
+                "\(zoomOption) \(viewport.zoom) gives a \(size) picture a pixel step of \(step); choose a zoom nearer 1")
         }
         guard viewport.cornersAreFinite(for: sampleGridSize) else {
             throw ValidationError(
-                "--zoom \(viewport.zoom) at --center \(viewport.centerReal),\(viewport.centerImaginary) puts the "
+                "\(zoomOption) \(viewport.zoom) at --center \(viewport.centerReal),\(viewport.centerImaginary) puts the "
                     + "picture's corners "
                     + "beyond the largest number a Double holds (they are not finite); choose a zoom nearer 1 or a "
                     + "centre nearer 0"

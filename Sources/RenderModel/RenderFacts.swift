@@ -31,9 +31,17 @@ package struct RenderFacts {
     package var previewOutput: String? = nil
     /// The part of its picture this run renders, if it renders one.
     package var part: (index: Int, count: Int, pictureSize: ImageSize)? = nil
+    /// The frame of a zoom this run renders, and its zoom; nil outside a zoom sequence.
+    package var frame: (index: Int, count: Int, zoom: String)? = nil
+
+    /// `frame 3 of 64, zoom 1.5e30: ` for a frame of a zoom, then ``pieceText``.
+    package var partText: String {
+        guard let frame else { return pieceText }
+        return "frame \(frame.index) of \(frame.count), zoom \(frame.zoom): " + pieceText
+    }
 
     /// `part 3 of 7 of 1200x800, rows 343–457 (+9 for the dictionary): ` for a part, empty otherwise.
-    package var partText: String {
+    private var pieceText: String {
         if part == nil, let window = job.window {
             return "window \(window.firstColumn),\(window.firstRow) of \(window.pictureSize): "
         }

@@ -54,6 +54,8 @@ package struct RenderJSON: Encodable {
     @OrNull package var threadsRunningAfterCancel: Int?
     package let order: String
     @OrNull package var part: [Int]?
+    /// `--frame`'s K and N; null outside a zoom sequence.
+    @OrNull package var frame: [Int]?
     package let pictureHeight: Int
     package let pictureWidth: Int
     /// `--window`'s X, Y, W, H; null for a whole picture or a part.
@@ -134,6 +136,7 @@ package struct RenderJSON: Encodable {
         threadsRunningAfterCancel = behaviour.cancel?.threadsRunningAfter
         order = facts.order.rawValue
         part = facts.part.map { [$0.index, $0.count] }
+        frame = facts.frame.map { [$0.index, $0.count] }
         pictureHeight = facts.part?.pictureSize.height ?? job.pictureSize.height
         pictureWidth = job.pictureSize.width
         window =

@@ -26,6 +26,8 @@ package struct RenderSession {
     package let watch: SignalWatch
     /// The part of the picture this run writes, as a part file, and the picture's size; nil for a whole picture.
     package var part: (index: Int, count: Int, pictureSize: ImageSize)? = nil
+    /// The frame of a zoom this run renders, and its zoom as computed; nil outside a zoom sequence.
+    package var frame: (index: Int, count: Int, zoom: String)? = nil
 
     package init(
         job: RenderJob, strategy: any RenderStrategy, outputs: RenderOutputOptions, visuals: VisualOptions,
@@ -91,6 +93,7 @@ package struct RenderSession {
             output: outputs.output, order: settings.order)
         facts.previewOutput = outputs.previewOutput
         facts.part = part
+        facts.frame = frame
         if let warning = facts.precisionWarning { printError("warning: " + warning) }
         if let note = facts.deepNote { printError("note: " + note) }
         let writer = BandWriter(

@@ -141,7 +141,7 @@ struct PartRefusalTests {
             (["--part", "auto", "--parts", "2"], "none is set (SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX"),
             (["--frame", "1/4"], "add --zoom-to"),
             (["--zoom-to", "9"], "add --frame K/N"),
-            (["--frame", "1/4", "--zoom-to", "0"], "--zoom-to must be a finite zoom greater than 0"),
+            (["--frame", "1/4", "--zoom-to", "0"], "--zoom-to must be a finite number greater than 0"),
             (["--part", "auto", "--frame", "auto", "--zoom-to", "4"], "would both take the engine's one index"),
         ])
     func renderRefusals(extra: [String], message: String) throws {
@@ -153,7 +153,7 @@ struct PartRefusalTests {
     }
 
     @Test(
-        "--part auto: each engine's variables, and refusals when they are out of range or disagree",
+        "--part auto: each engine's variables (Slurm's stepped arrays too), and refusals when they are out of range, disagree or are a list",
         arguments: [
             ("SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_COUNT=3", [], nil),
             ("SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=3", [], nil),
@@ -162,7 +162,60 @@ struct PartRefusalTests {
             ("PARALLEL_SEQ=3", ["--parts", "3"], nil),
             ("JOB_COMPLETION_INDEX=2", [], "Kubernetes gives only the index (JOB_COMPLETION_INDEX); add --parts N"),
             ("JOB_COMPLETION_INDEX=3", ["--parts", "3"], "JOB_COMPLETION_INDEX is 3, outside 0…2"),
-            ("PARALLEL_SEQ=0", ["--parts", "3"], "PARALLEL_SEQ is 0 (from 1), outside 0…2"),
+            ("PARALLEL_SEQ=0", ["--parts", "3"], "PARALLEL_SEQ is 0, outside 1…3 for 3 (GNU parallel counts from 1)"),
+            // Slurm's stepped arrays: --array=0-12:4 runs 0, 4, 8, 12, the third task is part 2; --array=3-11:4 too.
+            (
+                "SLURM_ARRAY_TASK_ID=8 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=12 SLURM_ARRAY_TASK_STEP=4 "
+                    + "SLURM_ARRAY_TASK_COUNT=4",
+                ["--parts", "3"], "SLURM_ARRAY_TASK_COUNT is 4 and --parts is 3"
+            ),
+            (
+                "SLURM_ARRAY_TASK_ID=11 SLURM_ARRAY_TASK_MIN=3 SLURM_ARRAY_TASK_MAX=11 SLURM_ARRAY_TASK_STEP=4 "
+                    + "SLURM_ARRAY_TASK_COUNT=3",
+                [], nil
+            ),
+            (
+                "SLURM_ARRAY_TASK_ID=4 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=4 SLURM_ARRAY_TASK_STEP=2 "
+                    + "SLURM_ARRAY_TASK_COUNT=3",
+                [], nil
+            ),
+            (
+                "SLURM_ARRAY_TASK_ID=9 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=9 SLURM_ARRAY_TASK_STEP=4 "
+                    + "SLURM_ARRAY_TASK_COUNT=3",
+                [], nil
+            ),
+            (
+                "SLURM_ARRAY_TASK_ID=6 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=8 SLURM_ARRAY_TASK_STEP=4 "
+                    + "SLURM_ARRAY_TASK_COUNT=3",
+                [], "SLURM_ARRAY_TASK_ID is 6, outside 0, 4, … (step 4) for 3"
+            ),
+            // A list (--array=1,3,7): Slurm sets the step 1 and the count 3; no task can know its place.
+            (
+                "SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_MAX=7 SLURM_ARRAY_TASK_STEP=1 "
+                    + "SLURM_ARRAY_TASK_COUNT=3",
+                [], "Slurm's array of 3 tasks from 1 to 7 (step 1) is a list, not a range"
+            ),
+            (
+                "SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_COUNT=0", [],
+                "SLURM_ARRAY_TASK_COUNT is 0; an array has 1 task or more"
+            ),
+            (
+                "SLURM_ARRAY_TASK_ID=0 SLURM_ARRAY_TASK_STEP=0 SLURM_ARRAY_TASK_COUNT=3", [],
+                "SLURM_ARRAY_TASK_STEP is 0"
+            ),
+            (
+                "AWS_BATCH_JOB_ARRAY_INDEX=0 AWS_BATCH_JOB_ARRAY_SIZE=0", [],
+                "AWS_BATCH_JOB_ARRAY_SIZE is 0; an array has 1"
+            ),
+            (
+                "SLURM_ARRAY_TASK_ID=99999999999999999999 SLURM_ARRAY_TASK_COUNT=3", [],
+                "SLURM_ARRAY_TASK_ID is '99999999999999999999', not a whole number from 0 to 9223372036854775807"
+            ),
+            (
+                "SLURM_ARRAY_TASK_ID=9223372036854775807 SLURM_ARRAY_TASK_MIN=0 SLURM_ARRAY_TASK_MAX=9223372036854775807 "
+                    + "SLURM_ARRAY_TASK_STEP=9223372036854775807 SLURM_ARRAY_TASK_COUNT=3",
+                [], "is a list, not a range"
+            ),
             (
                 "SLURM_ARRAY_TASK_ID=2 SLURM_ARRAY_TASK_COUNT=3", ["--parts", "4"],
                 "SLURM_ARRAY_TASK_COUNT is 3 and --parts is 4"

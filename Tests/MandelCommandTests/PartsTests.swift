@@ -70,7 +70,7 @@ struct PartsTests {
         }
         // Every name of standard output is standard output: the PNG alone there, the report on standard error.
         for name in ["-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"] {
-            FileManager.default.createFile(atPath: folder + "/stdout.png", contents: nil)
+            _ = FileManager.default.createFile(atPath: folder + "/stdout.png", contents: nil)
             let joined = try MandelProcess.run(
                 ["join", "part2", "part0", "part1", "-o", name], in: folder,
                 launch: MandelProcess.Launch(standardOutputPath: folder + "/stdout.png"))

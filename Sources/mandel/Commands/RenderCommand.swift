@@ -183,6 +183,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
                     sharing: sharing.sharing, order: work.orders[0]),
                 preview: firstPicture.preview, watch: watch)
             session.part = partRun
+            session.frame = try batch.frameSelection().map { ($0.index, $0.count, view.zoom?.text ?? "1") }
             try await session.run()
         }
     }
