@@ -179,7 +179,8 @@ package struct ViewOptions: ParsableArguments {
         let step = viewport.pixelSpacing(for: sampleGridSize)
         guard step.isFinite, step > 0 else {
             throw ValidationError(
-                "\(zoomOption) \(viewport.zoom) gives a \(size) picture a pixel step of \(step); choose a zoom nearer 1")
+                "\(zoomOption) \(viewport.zoom) gives a \(size) picture a pixel step of \(step); choose a zoom nearer 1"
+            )
         }
         guard viewport.cornersAreFinite(for: sampleGridSize) else {
             throw ValidationError(
