@@ -36,6 +36,7 @@ package enum CommandRun {
     ) async throws {
         let watch = SignalWatch(grace: grace)
         defer { watch.stop() }
+        CrashDrill.commitIfAsked()
         do {
             try await body(watch)
             if watch.wasAskedToTerminate {

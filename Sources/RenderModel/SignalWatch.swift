@@ -10,7 +10,9 @@ import Synchronization
 ///
 /// Every signal whose default action ends the process, and that can be caught, stops at
 /// once: SIGINT, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU (`ulimit -t`),
-/// SIGVTALRM, SIGPROF, SIGSTKFLT, SIGPWR, SIGSYS and the real-time signals. SIGTERM
+/// SIGVTALRM, SIGPROF, SIGIO, SIGSTKFLT, SIGPWR, SIGSYS and the real-time signals; and the
+/// signals of a fault (SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP) when another process
+/// sends them (see ``faultSignals``). SIGTERM
 /// is a polite request, like the book's app asked to move to the background:
 /// the work in flight may finish within a grace period and be written; if the
 /// grace runs out, it is cancelled cleanly. A signal the process inherited as
@@ -30,18 +32,26 @@ package final class SignalWatch: @unchecked Sendable {
     // cancelled from any thread. The rest is atomic.
 
     /// The signals that stop the work: every one whose default action ends the process,
-    /// except SIGKILL and SIGSTOP (which cannot be caught), SIGPIPE and SIGXFSZ (write errors,
-    /// see ``ProcessStart``) and the faults a bug raises (SIGSEGV, SIGBUS, SIGILL, SIGFPE,
-    /// SIGABRT, SIGTRAP: the runtime's backtracer reports those).
+    /// except SIGKILL (which cannot be caught), SIGPIPE and SIGXFSZ (write errors, see
+    /// ``ProcessStart``) and the ``faultSignals``.
     package static let stoppingSignals =
-        [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF, SIGSTKFLT]
-        + [SIGPWR, SIGSYS] + Array(realTimeSignals)
+        [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF, SIGIO]
+        + [SIGSTKFLT, SIGPWR, SIGSYS] + Array(realTimeSignals)
+
+    /// The signals of a fault, which Swift's backtracer catches to report a crash. Raised by the
+    /// process itself (a bad access, a trap, `abort()`), they go on to the handler that was there
+    /// before (the backtracer, or the default): a crash stays a crash. Sent by another process (a
+    /// supervisor's `kill -ABRT`), they stop the work as SIGINT does; the backtracer alone would
+    /// print a crash report and let the render go on.
+    package static let faultSignals = [SIGABRT, SIGBUS, SIGFPE, SIGILL, SIGSEGV, SIGTRAP]
 
     /// SIGRTMIN…SIGRTMAX as this C library numbers them (it keeps the first two for itself).
     package static var realTimeSignals: ClosedRange<Int32> { __libc_current_sigrtmin()...__libc_current_sigrtmax() }
 
     /// The signals this watch handles: the stopping signals not inherited as ignored.
     private var watched: [Int32] = []
+    /// The fault signals this watch takes when another process sends them.
+    private var forwardedFaults: [Int32] = []
     /// How long the work gets to stop after a signal before the process exits regardless.
     package static let exitDeadline: DispatchTimeInterval = .milliseconds(400)
 
@@ -112,6 +122,10 @@ package final class SignalWatch: @unchecked Sendable {
             action.sa_flags = SA_RESTART
             sigaction(signalNumber, &action, nil)
         }
+        for signalNumber in Self.faultSignals where !Self.isInheritedAsIgnored(signalNumber) {
+            FaultForwarding.install(signalNumber)
+            forwardedFaults.append(signalNumber)
+        }
     }
 
     /// Whether `signalNumber` is ignored now, that is, before the watch starts: as the process inherited it.
@@ -137,6 +151,7 @@ package final class SignalWatch: @unchecked Sendable {
         for signalNumber in watched {
             signal(signalNumber, SIG_DFL)
         }
+        forwardedFaults.forEach(FaultForwarding.restore)
     }
 
     private func stop(because signalNumber: Int32) {
@@ -170,6 +185,13 @@ package final class SignalWatch: @unchecked Sendable {
             case SIGXCPU: "stopped by SIGXCPU: the CPU time limit ('ulimit -t') ran out"
             case SIGVTALRM: "stopped by SIGVTALRM"
             case SIGPROF: "stopped by SIGPROF"
+            case SIGIO: "stopped by SIGIO"
+            case SIGABRT: "stopped by SIGABRT, sent by another process"
+            case SIGBUS: "stopped by SIGBUS, sent by another process"
+            case SIGFPE: "stopped by SIGFPE, sent by another process"
+            case SIGILL: "stopped by SIGILL, sent by another process"
+            case SIGSEGV: "stopped by SIGSEGV, sent by another process"
+            case SIGTRAP: "stopped by SIGTRAP, sent by another process"
             case SIGSTKFLT: "stopped by SIGSTKFLT"
             case SIGPWR: "stopped by SIGPWR"
             case SIGSYS: "stopped by SIGSYS"
@@ -222,4 +244,59 @@ private func forwardSignal(_ signalNumber: Int32) {
     var byte = UInt8(truncatingIfNeeded: signalNumber)
     _ = write(SignalPipe.writeEnd, &byte, 1)
     errno = saved
+}
+
+/// The handlers of the fault signals: a signal another process sent goes into the pipe like any
+/// stopping signal; one the process raised itself goes on to the handler installed before.
+private enum FaultForwarding {
+    /// The actions before ours, by signal number: read by the handler, written before it is installed.
+    nonisolated(unsafe) static let previous: UnsafeMutablePointer<sigaction> = {
+        let actions = UnsafeMutablePointer<sigaction>.allocate(capacity: 65)
+        actions.initialize(repeating: sigaction(), count: 65)
+        return actions
+    }()
+
+    /// Saves `signalNumber`'s action and installs ours, on the same alternate stack and mask as the saved one.
+    static func install(_ signalNumber: Int32) {
+        sigaction(signalNumber, nil, previous + Int(signalNumber))
+        var action = previous[Int(signalNumber)]
+        action.__sigaction_handler.sa_sigaction = forwardFault
+        // The saved flags kept, SA_ONSTACK and SA_NODEFER above all: a stack overflow's SIGSEGV must reach the
+        // backtracer on its own stack, and the backtracer reads memory that may fault while it runs in the
+        // handler (a fault of a blocked signal kills the process, and leaves swift-backtrace waiting for ever).
+        action.sa_flags |= SA_SIGINFO
+        sigaction(signalNumber, &action, nil)
+    }
+
+    /// Puts the saved action back.
+    static func restore(_ signalNumber: Int32) {
+        sigaction(signalNumber, previous + Int(signalNumber), nil)
+    }
+}
+
+/// A fault signal's handler (async-signal-safe): sent by another process (`kill`, `sigqueue`,
+/// `tgkill`: a code of 0 or less, and another process's id), it stops the work; raised here, the
+/// handler before ours takes it, or the default action ends the process.
+private func forwardFault(
+    _ signalNumber: Int32, _ info: UnsafeMutablePointer<siginfo_t>?, _ context: UnsafeMutableRawPointer?
+) {
+    if let info, info.pointee.si_code <= 0, info.pointee._sifields._kill.si_pid != getpid() {
+        forwardSignal(signalNumber)
+        return
+    }
+    let previous = FaultForwarding.previous + Int(signalNumber)
+    if previous.pointee.sa_flags & SA_SIGINFO != 0, let handler = previous.pointee.__sigaction_handler.sa_sigaction {
+        handler(signalNumber, info, context)
+        return
+    }
+    // SIG_DFL is the handler address 0 and SIG_IGN 1 (ignored faults are never taken over).
+    let address = previous.pointee.__sigaction_handler.sa_handler.map { unsafeBitCast($0, to: Int.self) } ?? 0
+    if address > 1, let handler = previous.pointee.__sigaction_handler.sa_handler {
+        handler(signalNumber)
+        return
+    }
+    // The default: put it back and raise again. The signal is blocked in its handler, so it is taken on
+    // return; a fault of an instruction faults again on return anyway.
+    sigaction(signalNumber, previous, nil)
+    raise(signalNumber)
 }

@@ -243,7 +243,68 @@ struct SignalClassTests {
         (SIGPWR, "SIGPWR"), (SIGSYS, "SIGSYS"), (__libc_current_sigrtmin(), "SIGRTMIN+0"),
         (__libc_current_sigrtmin() + 5, "SIGRTMIN+5"),
         (__libc_current_sigrtmax(), "SIGRTMIN+\(__libc_current_sigrtmax() - __libc_current_sigrtmin())"),
+        (SIGIO, "SIGIO"),
+        // The signals of a fault, sent by another process: Swift's backtracer would report a crash and go on.
+        (SIGABRT, "SIGABRT, sent by another process"), (SIGBUS, "SIGBUS, sent by another process"),
+        (SIGFPE, "SIGFPE, sent by another process"), (SIGILL, "SIGILL, sent by another process"),
+        (SIGSEGV, "SIGSEGV, sent by another process"), (SIGTRAP, "SIGTRAP, sent by another process"),
     ]
+
+    /// signal(7)'s default actions on Linux: the signals whose default ends the process (Term or Core).
+    static let endingByDefault: Set<Int32> = Set(
+        [SIGHUP, SIGINT, SIGQUIT, SIGILL, SIGTRAP, SIGABRT, SIGBUS, SIGFPE, SIGKILL, SIGUSR1, SIGSEGV, SIGUSR2]
+            + [SIGPIPE, SIGALRM, SIGTERM, SIGSTKFLT, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGIO, SIGPWR, SIGSYS]
+            + Array(__libc_current_sigrtmin()...__libc_current_sigrtmax()))
+
+    @Test("the signals tested are the whole class: every signal whose default ends the process but three")
+    func classIsWhole() {
+        // SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2: InterruptTests. SIGKILL cannot be caught;
+        // SIGPIPE and SIGXFSZ become write errors (ReliabilityTests, the full device and the file size limit).
+        let elsewhere: Set<Int32> = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2]
+        let exempt: Set<Int32> = [SIGKILL, SIGPIPE, SIGXFSZ]
+        let tested = Set(Self.endingSignals.map(\.0)).union(elsewhere)
+        let realTime = Set(__libc_current_sigrtmin()...__libc_current_sigrtmax())
+        // The real-time signals are tested at their first, a middle one and their last.
+        let missing = Self.endingByDefault.subtracting(tested).subtracting(exempt).subtracting(realTime)
+        #expect(missing.isEmpty, "signals whose default ends the process, untested: \(missing.sorted())")
+        // Every number from 1 to SIGRTMAX is in the table or known not to end the process by default.
+        let notEnding: Set<Int32> = [SIGCHLD, SIGCONT, SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU, SIGURG, SIGWINCH]
+        let unknown = Set(Int32(1)...__libc_current_sigrtmax()).subtracting(Self.endingByDefault)
+            .subtracting(notEnding).subtracting([32, 33])  // the C library's own two below SIGRTMIN
+        #expect(unknown.isEmpty, "signals neither table names: \(unknown.sorted())")
+    }
+
+    /// A fault of the process itself stays a crash: the backtracer (or the default action) gets it,
+    /// however the signal watch takes the same signals from other processes.
+    @Test(
+        "a crash of the process itself is a crash: a trap, abort(), a bad pointer, raise(SIGSEGV)",
+        arguments: [("trap", SIGILL), ("abort", SIGABRT), ("segv", SIGSEGV), ("raise", SIGSEGV)])
+    func ownCrashStaysACrash(kind: String, signal: Int32) throws {
+        for backtracer in ["", "export SWIFT_BACKTRACE=enable=no; "] {
+            let folder = temporaryFolder()
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let process = try MandelProcess.start(
+                ["render", "--size", "16", "-o", "x.png"], in: folder,
+                launch: .init(shellSetup: backtracer + "export MANDEL_CRASH=\(kind)"))
+            let errorText = String(
+                decoding: try MandelProcess.readUntil(
+                    (process.standardError as! Pipe).fileHandleForReading, of: process,
+                    waitingFor: "mandel to crash (\(kind))", deadline: 60
+                ) { _ in false }, as: UTF8.self)
+            try MandelProcess.waitForExit(process, waitingFor: "mandel to crash (\(kind))", deadline: 60)
+            // Swift's backtracer reports a raise(SIGSEGV) and lets the program go on (its own choice, seen
+            // without the signal watch too); every other crash ends the process by its signal.
+            if !(kind == "raise" && backtracer.isEmpty) {
+                #expect(
+                    process.terminationReason == .uncaughtSignal && process.terminationStatus == signal,
+                    "\(backtracer)\(kind): \(process.terminationReason) \(process.terminationStatus): \(errorText)")
+            }
+            #expect(!errorText.contains("stopped by"), "\(errorText)")
+            if backtracer.isEmpty {
+                #expect(errorText.contains("Program crashed"), "\(kind): \(errorText)")
+            }
+        }
+    }
 
     @Test(
         "every signal that ends the process leaves no temporary file: 128 + the signal, one line naming it",
