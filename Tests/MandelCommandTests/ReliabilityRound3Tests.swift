@@ -286,12 +286,8 @@ struct SignalClassTests {
             let process = try MandelProcess.start(
                 ["render", "--size", "16", "-o", "x.png"], in: folder,
                 launch: .init(shellSetup: backtracer + "export MANDEL_CRASH=\(kind)"))
-            let errorText = String(
-                decoding: try MandelProcess.readUntil(
-                    (process.standardError as! Pipe).fileHandleForReading, of: process,
-                    waitingFor: "mandel to crash (\(kind))", deadline: 60
-                ) { _ in false }, as: UTF8.self)
-            try MandelProcess.waitForExit(process, waitingFor: "mandel to crash (\(kind))", deadline: 60)
+            let errorText = try MandelProcess.standardErrorToExit(
+                of: process, waitingFor: "mandel to crash (\(kind))", deadline: 60)
             // Swift's backtracer reports a raise(SIGSEGV) and lets the program go on (its own choice, seen
             // without the signal watch too); every other crash ends the process by its signal.
             if !(kind == "raise" && backtracer.isEmpty) {
@@ -319,12 +315,8 @@ struct SignalClassTests {
             in: folder)
         #expect(process.isRunning && contents(of: folder).count == 2, "\(contents(of: folder))")
         kill(process.processIdentifier, signal)
-        let errorText = String(
-            decoding: try MandelProcess.readUntil(
-                (process.standardError as! Pipe).fileHandleForReading, of: process,
-                waitingFor: "mandel to exit after signal \(signal)", deadline: 30
-            ) { _ in false }, as: UTF8.self)
-        try MandelProcess.waitForExit(process, waitingFor: "mandel to exit after signal \(signal)", deadline: 30)
+        let errorText = try MandelProcess.standardErrorToExit(
+            of: process, waitingFor: "mandel to exit after signal \(signal)", deadline: 30)
         #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signal, "\(errorText)")
         #expect(errorText.contains("stopped by \(name)") && !errorText.contains("Backtrac"), "\(errorText)")
         #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")

@@ -95,6 +95,17 @@ package struct MandelProcess {
         return seen
     }
 
+    /// Reads a started `mandel`'s standard error to its end and waits for it to exit, at most `seconds` each.
+    package static func standardErrorToExit(
+        of process: Process, waitingFor what: String, deadline seconds: Double = deadlineSeconds
+    ) throws -> String {
+        let text = try readUntil(
+            (process.standardError as! Pipe).fileHandleForReading, of: process, waitingFor: what, deadline: seconds
+        ) { _ in false }
+        try waitForExit(process, waitingFor: what, deadline: seconds)
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// Waits for a started `mandel` to exit, at most `seconds`: then it is killed and
     /// ``DeadlinePassed`` thrown, saying what the test waited for.
     package static func waitForExit(
