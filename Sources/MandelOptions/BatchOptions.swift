@@ -20,7 +20,7 @@ package struct BatchOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("Parts in all, for --part auto where the engine gives only K.", valueName: "N"),
-        transform: { try ValueParsing.integer($0) })
+        transform: { try ValueParsing.integer($0, allowed: "of 1 or more, at most \(Int.max)") })
     package var parts: Int?
 
     @Option(
@@ -35,7 +35,7 @@ package struct BatchOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: ArgumentHelp("Frames in all, for --frame auto where the engine gives only K.", valueName: "N"),
-        transform: { try ValueParsing.integer($0) })
+        transform: { try ValueParsing.integer($0, allowed: "of 1 or more, at most \(Int.max)") })
     package var frames: Int?
 
     @Option(

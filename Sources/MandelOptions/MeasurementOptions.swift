@@ -27,12 +27,12 @@ package struct MeasurementOptions: ParsableArguments {
 
     @Option(
         parsing: .unconditional, help: "Uncounted runs of each strategy before the counted ones, 0…100.",
-        transform: { try ValueParsing.integer($0) })
+        transform: { try ValueParsing.integer($0, allowed: "from 0 to 100") })
     package var warmup = 1
 
     @Option(
         parsing: .unconditional, help: "Counted runs of each strategy, 1…1000; 3 or more for a verdict.",
-        transform: { try ValueParsing.integer($0) })
+        transform: { try ValueParsing.integer($0, allowed: "from 1 to 1000") })
     package var runs = 5
 
     @Option(

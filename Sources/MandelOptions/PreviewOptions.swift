@@ -12,7 +12,7 @@ package struct PreviewOptions: ParsableArguments {
                 + "the full picture follows, each strategy making it wait its own way (addDependency, a group's "
                 + "notify, structured awaiting, threads by hand).",
             valueName: "K"),
-        transform: { try ValueParsing.integer($0) })
+        transform: { try ValueParsing.integer($0, allowed: "from 2 to 65536") })
     package var preview: Int?
 
     /// Refuses a preview where it cannot come first: histogram colouring (which needs the whole

@@ -21,14 +21,23 @@ package enum ValueParsing {
 
     /// A whole number, such as `-12` or `4`.
     package static func integer(_ text: some StringProtocol) throws -> Int {
+        try integer(text, allowed: nil)
+    }
+
+    /// A whole number, as ``integer(_:)``; one past `Int`'s range is refused with the option's own range,
+    /// `allowed` ("from 1 to 100000000"), where the option names one.
+    package static func integer(_ text: some StringProtocol, allowed: String?) throws -> Int {
         let trimmed = text.trimmingBlanks
         guard isDecimal(trimmed, fraction: false) else {
             throw Refusal(description: "give a whole number such as 4")
         }
         guard let value = Int(trimmed) else {
-            throw Refusal(
-                description: "out of range: whole numbers run from \(Int.min) to \(Int.max), and each "
-                    + "option's own range is narrower (see --help)")
+            guard let allowed else {
+                throw Refusal(
+                    description: "out of range: whole numbers run from \(Int.min) to \(Int.max), and each "
+                        + "option's own range is narrower (see --help)")
+            }
+            throw Refusal(description: "out of range: give a whole number \(allowed)")
         }
         return value
     }
@@ -101,11 +110,11 @@ package enum ValueParsing {
     /// `WxH` or `N`, each side from 1 to `maximum`.
     package static func size(_ text: some StringProtocol, maximum: Int = Limits.maximumSide) throws -> PixelSize {
         let parts = text.trimmingBlanks.split(omittingEmptySubsequences: false) { $0 == "x" || $0 == "X" }
-        guard (1...2).contains(parts.count),
-            let sides = try? parts.map({ try integer($0) })
+        guard (1...2).contains(parts.count), parts.allSatisfy({ isDecimal($0.trimmingBlanks, fraction: false) })
         else {
             throw Refusal(description: "give WxH or N with whole numbers, such as 1200x800 or 64")
         }
+        let sides = try parts.map { try integer($0, allowed: "from 1 to \(maximum) for each side") }
         let width = sides[0]
         let height = sides.count == 2 ? sides[1] : sides[0]
         guard (1...maximum).contains(width), (1...maximum).contains(height) else {

@@ -52,7 +52,7 @@ package struct ViewOptions: ParsableArguments {
 
     @Option(
         parsing: .unconditional, help: "Iteration limit, 1…100000000 (default: 256; 50 for the preset).",
-        transform: { try ValueParsing.integer($0) })
+        transform: { try ValueParsing.integer($0, allowed: "from 1 to \(Limits.maximumIterations)") })
     package var iterations: Int?
 
     @Option(
@@ -75,7 +75,7 @@ package struct ViewOptions: ParsableArguments {
     @Option(
         parsing: .unconditional,
         help: "Render k×k samples per pixel and average them in linear light, for clean edges, 1…8 (default: 1).",
-        transform: { try ValueParsing.integer($0) })
+        transform: { try ValueParsing.integer($0, allowed: "from 1 to 8") })
     package var supersample: Int?
 
     @Option(

@@ -53,17 +53,48 @@ struct InputRuleTests {
     }
 
     @Test(
-        "a whole number too large for any option says out of range, with the range",
+        "a whole number too large for any option says out of range, with the option's own range",
         arguments: [
-            (["--iterations", "9223372036854775808"]), (["--workers", "-9223372036854775809"]),
-            (["--supersample", "99999999999999999999"]),
+            (["--iterations", "9223372036854775808"], "from 1 to 100000000"),
+            (["--workers", "-9223372036854775809"], "from 1 to 1024"),
+            (["--workers", "2,9223372036854775808"], "from 1 to 1024"),
+            (["--supersample", "99999999999999999999"], "from 1 to 8"),
+            (["--preview", "9223372036854775808"], "from 2 to 65536"),
+            (["--merge-batch", "99999999999999999999"], "from 1 to 1048576"),
+            (["--tile", "9223372036854775808"], "from 1 to 2147483647 for each side"),
+            (["--tile", "4x99999999999999999999"], "from 1 to 2147483647 for each side"),
+            (["--size", "9223372036854775808x4"], "from 1 to 2147483647 for each side"),
+            (["--band-height", "99999999999999999999"], "of 1 or more, at most 9223372036854775807"),
+            (["--parts", "99999999999999999999"], "of 1 or more, at most 9223372036854775807"),
+            (["--frames", "99999999999999999999"], "of 1 or more, at most 9223372036854775807"),
         ])
-    func outOfRange(arguments: [String]) {
+    func outOfRange(arguments: [String], range: String) {
         let outcome = refusal(RenderCommand.self, arguments)
         #expect(outcome?.status == 64)
-        #expect(outcome?.message.contains("out of range") == true, "\(outcome?.message ?? "accepted")")
-        #expect(outcome?.message.contains("9223372036854775807") == true)
-        #expect(outcome?.message.contains("give a whole number") == false)
+        #expect(
+            outcome?.message.contains("out of range: give a whole number \(range)") == true,
+            "\(arguments): \(outcome?.message ?? "accepted")")
+        #expect(outcome?.message.contains("-9223372036854775808") == false, "\(outcome?.message ?? "")")
+    }
+
+    @Test("compare's and serve's whole numbers past Int64 name their own ranges too")
+    func outOfRangeElsewhere() throws {
+        for (arguments, range) in [
+            (["--runs", "99999999999999999999"], "from 1 to 1000"),
+            (["--warmup", "-99999999999999999999"], "from 0 to 100"),
+        ] {
+            let outcome = refusal(CompareCommand.self, ["--size", "64x48"] + arguments)
+            #expect(outcome?.message.contains("give a whole number \(range)") == true, "\(outcome?.message ?? "")")
+        }
+        for (arguments, range) in [
+            (["--port", "99999999999999999999"], "from 0 to 65535"),
+            (["--queue", "99999999999999999999"], "from 0 to 10000"),
+            (["--slots", "99999999999999999999"], "from 1 to 64"),
+            (["--max-iterations", "99999999999999999999"], "from 1 to 100000000"),
+        ] {
+            let result = try MandelProcess.run(["serve"] + arguments)
+            expectRefusal(result, status: 64, mentioning: "out of range: give a whole number \(range)")
+        }
     }
 
     @Test("--tile-wait-mode without a wait names the real problem, whether --tile-wait 0 was given or not")

@@ -67,7 +67,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
                 + "MiB of pixels; above that at least \(Limits.minimumBands) bands, of at most "
                 + "\(Limits.bandBytes >> 20) MiB each).",
             valueName: "rows"),
-        transform: { try ValueParsing.integer($0) })
+        transform: { try ValueParsing.integer($0, allowed: "of 1 or more, at most \(Int.max)") })
     var bandHeight: Int?
 
     @OptionGroup(title: "Parts, frames and windows")

@@ -27,7 +27,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional, help: "The port, 0…65535; 0 lets the system choose one.",
-        transform: { try ValueParsing.integer($0) })
+        transform: { try ValueParsing.integer($0, allowed: "from 0 to 65535") })
     var port = 8080
 
     @Option(
@@ -44,13 +44,13 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional, help: "Tiles that may wait for a render, 0…10000; more are refused with 503.",
-        transform: { try ValueParsing.integer($0) })
+        transform: { try ValueParsing.integer($0, allowed: "from 0 to 10000") })
     var queue = 64
 
     @Option(
         parsing: .unconditional,
         help: "Tiles rendered at once, 1…64, each by the strategy's workers (default: 1: one tile's render at a time).",
-        transform: { try ValueParsing.integer($0) })
+        transform: { try ValueParsing.integer($0, allowed: "from 1 to 64") })
     var slots = 1
 
     @Option(
@@ -61,7 +61,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         parsing: .unconditional, help: "The most iterations a tile may ask for, 1…100000000.",
-        transform: { try ValueParsing.integer($0) })
+        transform: { try ValueParsing.integer($0, allowed: "from 1 to \(Limits.maximumIterations)") })
     var maxIterations = 10_000_000
 
     @OptionGroup(title: "Starting view")
