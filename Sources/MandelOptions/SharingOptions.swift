@@ -25,7 +25,11 @@ package struct SharingOptions: ParsableArguments {
             "Escape values a worker collects before it merges them, 1…\(HistogramSharing.maximumBatch) "
                 + "(default: \(HistogramSharing.standard.batch)); mandel sweep takes a list such as 1,16,256,4096.",
             valueName: "n"),
-        transform: { try ValueParsing.list($0) { try ValueParsing.integer($0, allowed: "from 1 to \(HistogramSharing.maximumBatch)") } })
+        transform: {
+            try ValueParsing.list($0) {
+                try ValueParsing.integer($0, allowed: "from 1 to \(HistogramSharing.maximumBatch)")
+            }
+        })
     package var mergeBatch: [Int]?
 
     package mutating func validate() throws {

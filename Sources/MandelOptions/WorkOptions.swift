@@ -15,7 +15,9 @@ package struct WorkOptions: ParsableArguments {
             "Worker count, 1…1024 (default: the processors this process may use); mandel sweep takes a list such as "
                 + "1,2,4.",
             valueName: "n"),
-        transform: { try ValueParsing.list($0) { try ValueParsing.integer($0, allowed: "from 1 to \(Limits.maximumWorkers)") } })
+        transform: {
+            try ValueParsing.list($0) { try ValueParsing.integer($0, allowed: "from 1 to \(Limits.maximumWorkers)") }
+        })
     package var workers: [Int]?
 
     @Option(help: "Work split: bands (one block of rows per worker), rows (interleaved), tiles (dynamic queue).")
