@@ -141,7 +141,10 @@ package struct RenderJSON: Encodable {
         pictureWidth = job.pictureSize.width
         window =
             facts.part == nil ? job.window.map { [$0.firstColumn, $0.firstRow, job.size.width, job.size.height] } : nil
-        firstPictureSeconds = report.firstPictureSeconds
+        // A cancelled render's preview counts only if it was written: one cancelled before its file was put in
+        // place reached nobody.
+        let previewLost = behaviour.cancel != nil && facts.previewOutput != nil && !summary.previewPlaced
+        firstPictureSeconds = previewLost ? nil : report.firstPictureSeconds
         centreDoneSeconds = report.centreDoneSeconds
         merge = report.merge?.sharing.merge.rawValue
         mergeBatch = report.merge?.sharing.batch

@@ -121,6 +121,32 @@ struct RenderCommandTests {
         #expect(!FileManager.default.fileExists(atPath: folder + "/cancelled.png"))
     }
 
+    @Test("--json's first_picture_seconds of a cancelled render is set exactly when its preview was written")
+    func firstPictureOfCancelledRender() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var seen: Set<Bool> = []
+        // Cancels from 1 ms to 40 ms: some before the preview is in place, some after.
+        for cancelAfter in [1, 2, 3, 5, 8, 12, 20, 40] {
+            try? FileManager.default.removeItem(atPath: folder + "/pv.png")
+            let result = try MandelProcess.run(
+                [
+                    "render", "--size", "600x400", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations",
+                    "20000", "--preview", "4", "--preview-output", "pv.png", "--cancel-after", "\(cancelAfter)",
+                    "--json", "-o", "c.png",
+                ], in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+            let report = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any]
+            let written = FileManager.default.fileExists(atPath: folder + "/pv.png")
+            let first = report?["first_picture_seconds"] as? Double
+            #expect((first != nil) == written, "cancel after \(cancelAfter) ms: \(first ?? -1), written \(written)")
+            if let first { #expect(first > 0 && first < (report?["wall_seconds"] as? Double ?? 0) + 1e-9) }
+            seen.insert(written)
+        }
+        // Both sides were reached (a machine too slow for any preview by 40 ms would miss one: it says so).
+        #expect(seen.contains(false), "every preview was written before its cancel")
+    }
+
     @Test(
         "a cancel during the preview ends cleanly every time: exit 0, cancelled, no picture",
         arguments: StrategyCatalog.names)
