@@ -78,8 +78,9 @@ public enum ResourceLimits {
     // MARK: - Memory
 
     /// Bytes this process can still allocate, or nil when nothing limits it that can be
-    /// read: its address-space and data limits (`ulimit -v`, `ulimit -d`), its cgroup's
-    /// `memory.max`, and the memory and swap the system has available.
+    /// read: its address-space and data limits (`ulimit -v`, `ulimit -d`), the room its cgroups
+    /// leave (v2 and v1, its own and every one above it: ``CgroupMemory``), and the memory and
+    /// swap the system has available.
     public static func memoryAvailable() -> Int? {
         var answers: [Int] = []
         let status = SystemFile.text("/proc/self/status") ?? ""
@@ -94,11 +95,7 @@ public enum ResourceLimits {
                 answers.append(Int(clamping: limit.rlim_cur) - used)
             }
         }
-        if let maximum = SystemFile.text("/sys/fs/cgroup/memory.max").flatMap({ Int($0.trimmed) }),
-            let current = SystemFile.text("/sys/fs/cgroup/memory.current").flatMap({ Int($0.trimmed) })
-        {
-            answers.append(maximum - current)
-        }
+        if let room = CgroupMemory.room() { answers.append(room) }
         if let info = SystemFile.text("/proc/meminfo"), let available = kilobytes("MemAvailable", in: info) {
             answers.append(available + (kilobytes("SwapFree", in: info) ?? 0))
         }

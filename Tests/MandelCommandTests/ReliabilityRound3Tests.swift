@@ -475,3 +475,38 @@ struct LimitClassTests {
         #expect(result.standardOutput.isEmpty, "the header came first: \(result.standardOutput)")
     }
 }
+
+@Suite("Reliability, round four: a cgroup's memory limit, at any level")
+struct CgroupLimitTests {
+    /// The cgroup v1 memory controller's mount point here, if it is writable (root, v1 or hybrid).
+    static var memoryHierarchy: String? {
+        let folder = "/sys/fs/cgroup/memory"
+        return getuid() == 0 && FileManager.default.isWritableFile(atPath: folder + "/cgroup.procs") ? folder : nil
+    }
+
+    @Test(
+        "a limit on the cgroup above the process's own is seen: a render that needs more is refused with 71",
+        .enabled(if: memoryHierarchy != nil, "needs root and a cgroup v1 memory controller"))
+    func limitAboveOwnCgroup() throws {
+        let outer = Self.memoryHierarchy! + "/mandel-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: outer + "/task", withIntermediateDirectories: true)
+        defer {
+            // The process has exited; its cgroups can go.
+            rmdir(outer + "/task")
+            rmdir(outer)
+        }
+        try "300000000".write(toFile: outer + "/memory.limit_in_bytes", atomically: false, encoding: .utf8)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // 12000² × 3 bytes kept whole (--order centre): 412 MiB, more than the job's 286 MiB.
+        let result = try MandelProcess.run(
+            ["render", "--size", "12000x12000", "--order", "centre", "-o", "big.png"], in: folder,
+            launch: MandelProcess.Launch(shellSetup: "echo $$ > \(outer)/task/cgroup.procs"))
+        expectRefusal(result, status: 71, mentioning: "not enough memory", leaving: folder)
+        // And one that fits is rendered there.
+        let small = try MandelProcess.run(
+            ["render", "--size", "400x300", "-o", "small.png"], in: folder,
+            launch: MandelProcess.Launch(shellSetup: "echo $$ > \(outer)/task/cgroup.procs"))
+        #expect(small.status == 0, "\(small.standardError)")
+    }
+}
