@@ -22,7 +22,8 @@ public struct SliceGrid: Sendable, Equatable {
         precondition(height > 0 && bytesPerRow > 0 && sliceBytes > 0, "a picture and a slice have a size")
         self.height = height
         self.bytesPerRow = bytesPerRow
-        let rowsForMinimum = (height + Self.minimumSlices - 1) / Self.minimumSlices
+        // Rounded down: h / ⌊h/16⌋ ≥ 16 slices (rounded up, 17 rows made 9 slices of 2).
+        let rowsForMinimum = height / Self.minimumSlices
         sliceRows = max(1, min(sliceBytes / bytesPerRow, rowsForMinimum))
     }
 

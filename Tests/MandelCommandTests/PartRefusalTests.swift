@@ -134,7 +134,7 @@ struct PartRefusalTests {
             (["--frame", "-1/4", "--zoom-to", "9"], "'-1/4' is invalid for '--frame <K/N|auto>': K counts from 0"),
             (["--frame", "１/4", "--zoom-to", "9"], "'１/4' is invalid for '--frame <K/N|auto>': give K/N in digits"),
             (["--parts", "3"], "add --part auto"),
-            (["--part", "0/16"], "a 100x100 picture is 15 compressed slices of 7 rows"),
+            (["--part", "0/18"], "a 100x100 picture is 17 compressed slices of 6 rows"),
             (["--part", "0/2", "--color", "histogram"], "--color histogram spreads the palette"),
             (["--part", "0/2", "--color", "bw", "--format", "pbm"], "remove --format pbm"),
             (["--part", "0/2", "--preview", "4"], "--preview shows a whole picture"),
