@@ -49,7 +49,7 @@ public struct RenderReport: Sendable {
         self.deepPhases = deepPhases
         helperCrashes = recovery?.helperCrashes ?? 0
         workRetried = recovery?.workRetried ?? 0
-        self.previewTiles = previewTiles
+        self.previewTiles = Self.numberedInPass(previewTiles)
         self.firstPictureSeconds = firstPictureSeconds
         self.centreDoneSeconds = centreDoneSeconds
         self.merge = merge
@@ -59,9 +59,24 @@ public struct RenderReport: Sendable {
         self.strategy = strategy
         self.wallSeconds = wallSeconds
         self.cpu = cpu
-        self.tiles = tiles
-        self.countingTiles = countingTiles
+        self.tiles = Self.numberedInPass(tiles)
+        self.countingTiles = Self.numberedInPass(countingTiles)
         self.plannedWorkers = plannedWorkers
+    }
+
+    /// One pass's records with its workers numbered from 0 in the order of the ids they were given
+    /// (the order of their first tiles): a strategy that starts threads of its own for each pass
+    /// (`thread`, `pthread`, `serial`'s queue) has as many workers in its second pass as in its first,
+    /// not their sum, and worker K of each pass is the same row of the trace.
+    static func numberedInPass(_ records: [TileRecord]) -> [TileRecord] {
+        let ids = Set(records.compactMap(\.worker)).sorted()
+        guard ids.last.map({ $0 != ids.count - 1 }) ?? false else { return records }
+        let slots = Dictionary(uniqueKeysWithValues: ids.enumerated().map { ($1, $0) })
+        return records.map { record in
+            var numbered = record
+            numbered.worker = record.worker.flatMap { slots[$0] }
+            return numbered
+        }
     }
 
     /// The records of every pass, the counting pass first.
@@ -70,7 +85,7 @@ public struct RenderReport: Sendable {
     /// The escape-time iterations of every finished tile, in every pass.
     public var totalIterations: UInt64 { allTiles.reduce(0) { $0 + $1.iterations } }
 
-    /// The distinct threads that rendered tiles (may exceed the planned workers for pooled mechanisms).
+    /// The most threads that rendered tiles in one pass (may exceed the planned workers for pooled mechanisms).
     public var threadsUsed: Int { (allTiles.compactMap(\.worker).max() ?? -1) + 1 }
 
     /// Seconds each worker spent inside tiles, indexed by worker; at least one entry per planned

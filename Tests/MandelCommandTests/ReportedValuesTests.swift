@@ -54,6 +54,31 @@ struct ReportedValuesTests {
         }
     }
 
+    @Test(
+        "a histogram's two passes report the plan's workers, not their sum: one busy entry per worker",
+        arguments: ["serial", "thread", "pthread", "process"])  // pooled mechanisms may use more threads
+    func workersOfTwoPasses(strategy: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (size, workers) in [("64x64", 1), ("200x150", 2)] {
+            let report = try Self.report(
+                [
+                    "--strategy", strategy, "--size", size, "--tile", "32", "--workers", "\(workers)", "--color",
+                    "histogram", "--order", "centre",
+                ], in: folder)
+            let busy = report["worker_busy_seconds"] as? [Double] ?? []
+            let planned = report["workers"] as? Int ?? 0
+            #expect(planned == (strategy == "serial" ? 1 : workers), "\(strategy) \(size)")
+            #expect(busy.count == planned, "\(strategy) \(size): \(busy) for \(planned) workers")
+            #expect((report["threads_used"] as? Int ?? 0) <= planned, "\(strategy) \(size)")
+            // Both passes' time is in the busy seconds: none more than the wall (a pooled mechanism may leave a
+            // worker idle on a small picture), all of them together more than nothing.
+            let wall = report["wall_seconds"] as? Double ?? 0
+            #expect(busy.allSatisfy { $0 >= 0 && $0 <= wall + 1e-3 }, "\(strategy) \(size): \(busy) in \(wall) s")
+            #expect(busy.reduce(0, +) > 0, "\(strategy) \(size)")
+        }
+    }
+
     @Test("render's rates are its counts over its wall time; kernel and region are what was asked")
     func ratesAndSettings() throws {
         let folder = temporaryFolder()
