@@ -177,6 +177,8 @@ package struct ComparisonExport: Encodable {
     package let points: [Point]?
     /// For `compare`: the process's threads and resident memory after the warm-up and at the end.
     package let process: ProcessGrowth?
+    /// For `sweep --workers` with a point at 1 worker: each strategy's scaling model (``ScalingModel``).
+    package let scaling: [ScalingModel.Export]?
 
     /// The export of a `compare` run.
     package init(
@@ -189,6 +191,7 @@ package struct ComparisonExport: Encodable {
         results = comparison.results.map { Row($0, in: comparison) }
         points = nil
         process = comparison.process
+        scaling = nil
     }
 
     /// The export of a `sweep` run: each point's comparison, keyed by workers or tile.
@@ -203,6 +206,9 @@ package struct ComparisonExport: Encodable {
         time = ISO8601DateFormatter().string(from: date)
         results = []
         process = nil
+        let workerPoints = sweep.compactMap { point in point.workers.map { ($0, point.comparison) } }
+        let fits = workerPoints.count == sweep.count ? ScalingModel.fits(workerPoints) : []
+        scaling = fits.isEmpty ? nil : ScalingModel.export(fits)
         points = sweep.map { point in
             Point(
                 workers: point.workers, tile: point.tile, tileWait: point.tileWait, mergeBatch: point.mergeBatch,

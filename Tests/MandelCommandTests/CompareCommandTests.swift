@@ -85,6 +85,27 @@ struct CompareCommandTests {
         #expect(points.map { $0["workers"] as? Int } == [1, 2, 3])
         #expect(points.allSatisfy { ($0["results"] as! [Any]).count == 3 })
         #expect(try seriesCount(inSVG: folder + "/s.svg") == 3)
+        // The scaling model of each strategy, fitted to the medians: its predictions agree with them.
+        let fits = try #require(object["scaling"] as? [[String: Any]])
+        #expect(fits.map { $0["strategy"] as? String } == ["serial", "thread", "tasks"])
+        for fit in fits {
+            let name = fit["strategy"] as? String ?? ""
+            let (sigma, kappa) = (fit["contention"] as? Double ?? -1, fit["coherency"] as? Double ?? -1)
+            let serial = fit["serial_fraction"] as? Double ?? -1
+            #expect(sigma >= 0 && kappa >= 0 && serial >= 0, "\(fit)")
+            let medians = points.map { point in
+                ((point["results"] as! [[String: Any]]).first { $0["strategy"] as? String == name }?["median"]
+                    as? Double) ?? 0
+            }
+            // The law's speedup at 3 workers against the measured one, within the reported worst fit.
+            let measured = medians[0] / medians[2]
+            let predicted = 3 / (1 + sigma * 2 + kappa * 6)
+            let worst = fit["largest_error"] as? Double ?? -1
+            #expect(worst >= 0 && abs(predicted / measured - 1) <= worst + 1e-9, "\(name): \(fit)")
+            let peak = fit["peak_workers"]
+            #expect(kappa > 0 ? (peak as? Int).map { $0 >= 1 } == true : peak is NSNull, "\(fit)")
+        }
+        #expect(result.standardOutput.contains("Gunther's law"), "\(result.standardOutput)")
     }
 
     @Test("compare --merges: a row per strategy and mechanism, the same pixels, what merging cost in every output")

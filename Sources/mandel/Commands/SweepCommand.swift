@@ -177,6 +177,10 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             points.append(SweepPoint(value: value, comparison: comparison))
         }
         try report.line(SweepTable.render(points, axis: axis))
+        if axis == .workers {
+            let fits = ScalingModel.fits(points.map { (Int($0.value), $0.comparison) })
+            if !fits.isEmpty { try report.line("\n" + ScalingModel.table(fits)) }
+        }
 
         let workload = WorkloadText.exportDescription(
             template, warmup: measurement.warmup, runs: measurement.runs)

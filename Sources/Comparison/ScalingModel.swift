@@ -1,0 +1,134 @@
+import Foundation
+
+/// How a strategy's speed grows with its workers, fitted to a sweep over `--workers`: Amdahl's
+/// serial fraction, and the Universal Scalability Law's contention σ and coherency κ (Gunther,
+/// "Guerrilla Capacity Planning", ch. 5–6), with the worker count where the fitted curve peaks.
+///
+/// The speedup at N workers is S(N) = T(1)/T(N). The law says S(N) = N / (1 + σ(N − 1) + κN(N − 1));
+/// Amdahl's is the law with κ = 0. Both are fitted as Gunther fits them, by least squares on the
+/// deviation from linear scaling, N/S(N) − 1 = σ(N − 1) + κN(N − 1), a line (a parabola) through
+/// the origin, with σ and κ kept at 0 or more.
+package struct ScalingModel: Equatable, Sendable {
+    /// Amdahl's serial fraction: the share of one worker's time that no second worker shortens.
+    package let serialFraction: Double
+    /// The law's contention: the share of time spent waiting for what workers share.
+    package let contention: Double
+    /// The law's coherency: the cost of keeping each pair of workers consistent, which makes the curve fall.
+    package let coherency: Double
+    /// The measured points it was fitted to: workers and speedup.
+    package let points: [(workers: Int, speedup: Double)]
+
+    package static func == (a: ScalingModel, b: ScalingModel) -> Bool {
+        a.serialFraction == b.serialFraction && a.contention == b.contention && a.coherency == b.coherency
+            && a.points.map(\.workers) == b.points.map(\.workers) && a.points.map(\.speedup) == b.points.map(\.speedup)
+    }
+
+    /// The fit to `times` (median seconds by worker count), or nil without a time at 1 worker and one
+    /// at 2 or more (a speedup needs the one-worker time).
+    package init?(times: [(workers: Int, seconds: Double)]) {
+        guard let one = times.first(where: { $0.workers == 1 })?.seconds, one > 0 else { return nil }
+        let points = times.filter { $0.workers > 1 && $0.seconds > 0 }.map { ($0.workers, one / $0.seconds) }
+        guard !points.isEmpty else { return nil }
+        self.points = points.map { (workers: $0.0, speedup: $0.1) }
+        // The deviation from linear scaling at each point: y = N/S − 1, against a = N − 1 and b = N(N − 1).
+        let rows = points.map { (n, s) in (a: Double(n - 1), b: Double(n * (n - 1)), y: Double(n) / s - 1) }
+        let aa = rows.reduce(0) { $0 + $1.a * $1.a }
+        let ay = rows.reduce(0) { $0 + $1.a * $1.y }
+        serialFraction = max(0, ay / aa)
+        // Two unknowns need two worker counts beyond 1; with one, the law is Amdahl's.
+        let bb = rows.reduce(0) { $0 + $1.b * $1.b }
+        let ab = rows.reduce(0) { $0 + $1.a * $1.b }
+        let by = rows.reduce(0) { $0 + $1.b * $1.y }
+        let determinant = aa * bb - ab * ab
+        guard Set(points.map(\.0)).count >= 2, determinant > 1e-12 * aa * bb else {
+            contention = serialFraction
+            coherency = 0
+            return
+        }
+        var sigma = (ay * bb - by * ab) / determinant
+        var kappa = (aa * by - ab * ay) / determinant
+        // A negative coefficient has no meaning: fit the other alone.
+        if kappa < 0 {
+            kappa = 0
+            sigma = max(0, ay / aa)
+        } else if sigma < 0 {
+            sigma = 0
+            kappa = max(0, by / bb)
+        }
+        contention = sigma
+        coherency = kappa
+    }
+
+    /// The law's speedup at `workers`.
+    package func speedup(at workers: Int) -> Double {
+        let n = Double(workers)
+        return n / (1 + contention * (n - 1) + coherency * n * (n - 1))
+    }
+
+    /// Amdahl's speedup at `workers`.
+    package func amdahlSpeedup(at workers: Int) -> Double {
+        let n = Double(workers)
+        return n / (1 + serialFraction * (n - 1))
+    }
+
+    /// The worker count where the law's curve peaks, √((1 − σ)/κ) rounded to the nearer whole number; nil
+    /// when it never falls (κ = 0).
+    package var peakWorkers: Int? {
+        guard coherency > 0 else { return nil }
+        return Int((max(0, 1 - contention) / coherency).squareRoot().rounded())
+    }
+
+    /// The largest relative error of the law's prediction at the measured points.
+    package var largestError: Double {
+        points.map { abs(speedup(at: $0.workers) / $0.speedup - 1) }.max() ?? 0
+    }
+}
+
+extension ScalingModel {
+    /// A fit as `sweep --workers`' JSON gives it.
+    package struct Export: Encodable, Sendable {
+        package let strategy: String
+        package let serialFraction: Double
+        package let contention: Double
+        package let coherency: Double
+        /// Null where the fitted curve never falls.
+        @OrNull package var peakWorkers: Int?
+        package let largestError: Double
+    }
+
+    /// Each strategy's fit over a sweep's points (worker count, comparison there), in the first point's order.
+    package static func fits(_ points: [(workers: Int, comparison: StrategyComparison)]) -> [(String, ScalingModel)] {
+        let names = points.first?.comparison.results.map(\.strategy) ?? []
+        return names.compactMap { name in
+            let times = points.compactMap { point in
+                point.comparison.results.first { $0.strategy == name }.map { (point.workers, $0.wall.median) }
+            }
+            return ScalingModel(times: times).map { (name, $0) }
+        }
+    }
+
+    /// The table `sweep --workers` prints under its times.
+    package static func table(_ fits: [(String, ScalingModel)]) -> String {
+        var rows = [["strategy", "Amdahl s", "sigma", "kappa", "peak at", "worst fit"]]
+        for (name, model) in fits {
+            rows.append([
+                name, String(format: "%.4f", model.serialFraction), String(format: "%.4f", model.contention),
+                String(format: "%.5f", model.coherency), model.peakWorkers.map { "\($0) workers" } ?? "none",
+                String(format: "%.1f%%", model.largestError * 100),
+            ])
+        }
+        return ComparisonTable.align(rows, rightAligned: Set(1..<rows[0].count))
+            + "\nscaling: Gunther's law S(N) = N / (1 + sigma (N - 1) + kappa N (N - 1)) fitted by least squares to "
+            + "N/S - 1 (Amdahl's s with kappa = 0); peak at sqrt((1 - sigma)/kappa) workers; worst fit: the "
+            + "largest error of its speedups at the measured points"
+    }
+
+    /// The export form of `fits`.
+    package static func export(_ fits: [(String, ScalingModel)]) -> [Export] {
+        fits.map { name, model in
+            Export(
+                strategy: name, serialFraction: model.serialFraction, contention: model.contention,
+                coherency: model.coherency, peakWorkers: model.peakWorkers, largestError: model.largestError)
+        }
+    }
+}

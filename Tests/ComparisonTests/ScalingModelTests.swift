@@ -1,0 +1,85 @@
+import Comparison
+import Foundation
+import Testing
+
+/// The scaling model of `sweep --workers`: Gunther's law and Amdahl's, fitted by least squares.
+@Suite("Scaling model")
+struct ScalingModelTests {
+    /// Times of a curve that follows the law with `sigma` and `kappa` exactly, from 1 s at one worker.
+    static func curve(sigma: Double, kappa: Double, workers: [Int]) -> [(workers: Int, seconds: Double)] {
+        workers.map { n in
+            let speedup = Double(n) / (1 + sigma * Double(n - 1) + kappa * Double(n) * Double(n - 1))
+            return (n, 1 / speedup)
+        }
+    }
+
+    @Test(
+        "a curve that follows the law gives back its sigma and kappa, and its peak",
+        arguments: [(0.05, 0.001, 31), (0.0, 0.002, 22), (0.2, 0.0001, 89), (0.01, 0.02, 7)])
+    func recoversKnownCoefficients(sigma: Double, kappa: Double, peak: Int) throws {
+        let model = try #require(
+            ScalingModel(times: Self.curve(sigma: sigma, kappa: kappa, workers: [1, 2, 4, 8, 16, 32, 64])))
+        #expect(abs(model.contention - sigma) < 1e-9, "sigma \(model.contention)")
+        #expect(abs(model.coherency - kappa) < 1e-12, "kappa \(model.coherency)")
+        #expect(model.peakWorkers == peak)
+        #expect(model.largestError < 1e-9)
+        #expect(
+            abs(model.speedup(at: 48) - Self.curve(sigma: sigma, kappa: kappa, workers: [48])[0].seconds.reciprocal)
+                < 1e-9)
+    }
+
+    @Test("Amdahl's curve: kappa 0, no peak, the serial fraction is sigma")
+    func amdahl() throws {
+        let model = try #require(ScalingModel(times: Self.curve(sigma: 0.1, kappa: 0, workers: [1, 2, 3, 6, 12])))
+        #expect(abs(model.serialFraction - 0.1) < 1e-12 && abs(model.contention - 0.1) < 1e-9)
+        #expect(model.coherency < 1e-12 && model.peakWorkers == nil)
+        #expect(abs(model.amdahlSpeedup(at: 11) - 11 / 2.0) < 1e-9)
+    }
+
+    @Test("one point beyond 1 worker fits Amdahl's law alone; no time at 1 worker, or no other, fits nothing")
+    func fewPoints() throws {
+        let two = try #require(ScalingModel(times: [(1, 2.0), (2, 1.25)]))
+        // S = 2/1.25 = 1.6, so s = N/S − 1 = 0.25.
+        #expect(abs(two.serialFraction - 0.25) < 1e-12 && two.coherency == 0 && two.largestError < 1e-12)
+        #expect(ScalingModel(times: [(2, 1.0), (4, 0.6)]) == nil)
+        #expect(ScalingModel(times: [(1, 1.0)]) == nil)
+    }
+
+    @Test("a curve better than linear (a superlinear point) keeps sigma and kappa at 0 or more")
+    func neverNegative() throws {
+        let model = try #require(ScalingModel(times: [(1, 1.0), (2, 0.45), (4, 0.24), (8, 0.2)]))
+        #expect(model.contention >= 0 && model.coherency >= 0)
+    }
+
+    /// The 16-core sweep of docs/results/many-core-16/B.json (3200x2400, 1,500 iterations, 1 to 32 workers):
+    /// the fits the chapter publishes.
+    @Test("the 16-core sweep: each curve peaks between 16 and 32 workers, gcd's fit within 5%, process's peak lowest")
+    func sixteenCores() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        let data = try Data(contentsOf: root.appendingPathComponent("docs/results/many-core-16/B.json"))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let points = try #require(object["points"] as? [[String: Any]])
+        var fits: [String: ScalingModel] = [:]
+        for name in ["thread", "operation", "gcd", "apply", "tasks", "pthread", "process"] {
+            let times = points.compactMap { point -> (workers: Int, seconds: Double)? in
+                let row = (point["results"] as? [[String: Any]])?.first { $0["strategy"] as? String == name }
+                guard let workers = point["workers"] as? Int, let median = row?["median"] as? Double else { return nil }
+                return (workers, median)
+            }
+            #expect(times.count == 7, "\(name)")
+            fits[name] = try #require(ScalingModel(times: times))
+        }
+        #expect(try #require(fits["gcd"]).largestError < 0.05)
+        for (name, model) in fits {
+            #expect((16...32).contains(model.peakWorkers ?? 0) || name == "process", "\(name): \(model)")
+            #expect(model.largestError < 0.25, "\(name): \(model.largestError)")
+        }
+        let process = try #require(fits["process"]?.peakWorkers)
+        #expect(fits.filter { $0.key != "process" }.allSatisfy { ($0.value.peakWorkers ?? 0) > process })
+    }
+}
+
+extension Double {
+    fileprivate var reciprocal: Double { 1 / self }
+}
