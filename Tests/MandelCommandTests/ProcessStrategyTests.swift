@@ -279,7 +279,7 @@ struct ProcessStrategyTests {
         let answer = output.fileHandleForReading.readDataToEndOfFile()
         helper.waitUntilExit()
         if watchdog.disarm() { throw DeadlinePassed(waitingFor: "the helper to refuse and leave", seconds: 10) }
-        #expect(helper.terminationStatus == 2)
+        #expect(helper.terminationStatus == 65)
         #expect(answer.first == 6, "answered with kind \(answer.first.map(String.init) ?? "nothing")")
         #expect(String(decoding: answer.dropFirst(8), as: UTF8.self).contains("version 99"))
     }
