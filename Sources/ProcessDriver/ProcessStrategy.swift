@@ -76,11 +76,13 @@ public struct ProcessStrategy: RenderStrategy {
             + "tiles are sent again; \(Self.restartLimit) failures in a row in one slot end the render (exit 69)"
     }
 
-    /// The program a helper runs: this one, unless this is a test bundle, whose build folder
-    /// holds the `mandel` it was built with.
+    /// The program a helper runs: this very one (``ChildProcess/runningProgram``, which still
+    /// starts it once its file is deleted or replaced by a rebuild mid-render), unless this is a
+    /// test bundle, whose build folder holds the `mandel` it was built with.
     static var helperExecutable: String {
-        let current = ChildProcess.currentExecutable ?? CommandLine.arguments[0]
-        guard current.hasSuffix(".xctest") else { return current }
+        guard let current = ChildProcess.currentExecutable, current.hasSuffix(".xctest") else {
+            return ChildProcess.runningProgram
+        }
         return (current as NSString).deletingLastPathComponent + "/mandel"
     }
 
