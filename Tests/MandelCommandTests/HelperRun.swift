@@ -11,9 +11,10 @@ struct HelperRun {
     let output: [UInt8]
     let standardError: String
 
-    /// Address space for a helper: an idle one maps about 95 MB, so this leaves it about 200 MB
-    /// more; an allocation beyond it fails, where mandel's checks should have refused it first.
-    static let addressSpaceKilobytes = 300_000
+    /// Address space for a helper: an idle one maps about 95 MB, so this leaves it about 100 MB
+    /// more, which its memory check reads as what it can have; an allocation beyond it fails,
+    /// where mandel's checks should have refused it first.
+    static let addressSpaceKilobytes = 200_000
 
     /// Starts the helper, writes `input`, closes its input and waits at most `seconds` for it.
     static func feed(_ input: [UInt8], seconds: Double = 30) throws -> HelperRun {
