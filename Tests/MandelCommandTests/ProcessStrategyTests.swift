@@ -271,9 +271,9 @@ struct ProcessStrategyTests {
     @Test("a helper refuses a recipe of another version with one frame, and leaves")
     func helperRefusesOtherVersion() throws {
         let (helper, input, output) = try startHelper()
-        // A start frame: kind 1, 12 bytes: a heartbeat, then a recipe of version 99.
+        // A start frame: kind 1, 12 bytes: a heartbeat of 0.1 s, then a recipe of version 99.
         var frame: [UInt8] = [1, 0, 0, 0, 12, 0, 0, 0]
-        frame += [0, 0, 0, 0, 0, 0, 0, 1] + [99, 0, 0, 0]
+        frame += [0x00, 0xE1, 0xF5, 0x05, 0, 0, 0, 0] + [99, 0, 0, 0]
         try input.fileHandleForWriting.write(contentsOf: frame)
         let watchdog = MandelProcess.Watchdog(helper, seconds: 10)
         let answer = output.fileHandleForReading.readDataToEndOfFile()
