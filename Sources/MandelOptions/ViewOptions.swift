@@ -126,7 +126,7 @@ package struct ViewOptions: ParsableArguments {
             return
         }
         try validatePalette()
-        if let supersample, !(1...8).contains(supersample) {
+        if let supersample, !(1...Limits.maximumSupersampling).contains(supersample) {
             throw ValidationError(
                 "--supersample must be from 1 to 8 samples per pixel along each axis (got \(supersample))")
         }

@@ -165,8 +165,9 @@ extension TileRecipe {
         }
     }
 
-    /// Decodes a recipe, checking every field: a count out of range, an unknown code, a
-    /// wrong version or bytes left over throw.
+    /// Decodes a recipe, checking every field: a count out of range (the command line's ranges,
+    /// ``ValueLimits``), a number that is not finite, an unknown code, a wrong version or bytes
+    /// left over throw.
     package init(decoding bytes: UnsafeRawBufferPointer) throws(WireReader.Malformed) {
         var reader = WireReader(bytes)
         let version = try reader.read(UInt32.self)
@@ -174,7 +175,7 @@ extension TileRecipe {
             throw .init("recipe version \(version); this program reads version \(Self.version)")
         }
         guard let kind = Kind(rawValue: try reader.read(UInt8.self)) else { throw .init("unknown recipe kind") }
-        let supersampling = try reader.readCount(in: 1...64, "supersampling")
+        let supersampling = try reader.readCount(in: 1...ValueLimits.maximumSupersampling, "supersampling")
         guard let format = PixelFormat(wireCode: try reader.read(UInt8.self)) else {
             throw .init("unknown pixel format")
         }
@@ -185,8 +186,14 @@ extension TileRecipe {
         guard columns <= reader.remaining / 8 else { throw .init("grid of \(columns) columns in a short message") }
         var realParts: [Double] = []
         realParts.reserveCapacity(columns)
-        for _ in 0..<columns { realParts.append(try reader.readDouble()) }
+        for _ in 0..<columns { realParts.append(try reader.readFiniteDouble("a column's real part")) }
         let formula = try Self.readFormula(&reader, depth: 0)
+        let lastRow = formula.largestRow(seenFromRows: height)
+        guard let lastRow, lastRow <= ValueLimits.maximumGridRow else {
+            throw .init(
+                "a grid formula that reaches row \(lastRow.map(String.init) ?? "past 2^63"), beyond \(ValueLimits.maximumGridRow)"
+            )
+        }
         guard width % supersampling == 0, height % supersampling == 0 else {
             throw .init("a \(width)x\(height) grid is not \(supersampling) samples a pixel")
         }
@@ -194,7 +201,7 @@ extension TileRecipe {
             size: ImageSize(width: width, height: height), realParts: realParts,
             imaginaryParts: .init(formula: formula, endIndex: height))
         let kernel: IterationKernel = try reader.readBool() ? .simd : .scalar
-        let limit = try reader.readCount(in: 1...Int(Int32.max), "iteration limit")
+        let limit = try reader.readCount(in: 1...ValueLimits.maximumIterations, "iteration limit")
         let usefulLimit = try reader.readCount(in: 1...limit, "useful limit")
         var julia: JuliaConstant?
         if try reader.readBool() {
@@ -213,7 +220,7 @@ extension TileRecipe {
             let code = Int(try reader.read(UInt8.self))
             guard code < ColorScheme.allCases.count else { throw .init("unknown colouring \(code)") }
             scheme = ColorScheme.allCases[code]
-            colorLimit = try reader.readCount(in: 1...Int(Int32.max), "colouring limit")
+            colorLimit = try reader.readCount(in: 1...ValueLimits.maximumIterations, "colouring limit")
             let cycle = try reader.readDouble()
             let offset = try reader.readDouble()
             let stopCount = try reader.readCount(in: 1...4096, "palette stops")
@@ -225,7 +232,9 @@ extension TileRecipe {
                     Palette.Stop(
                         position: position, red: try reader.read(), green: try reader.read(), blue: try reader.read()))
             }
-            guard cycle.isFinite, cycle > 0, offset.isFinite else { throw .init("a palette cycle of \(cycle)") }
+            guard ValueLimits.paletteCycle.contains(cycle), offset.isFinite else {
+                throw .init("a palette cycle of \(cycle) (from \(ValueLimits.paletteCycle)) or offset of \(offset)")
+            }
             palette = Palette(stops: stops, cycle: cycle, offset: offset)
         }
         var histogram: EscapeHistogram?
@@ -267,8 +276,10 @@ extension TileRecipe {
         switch try reader.read(UInt8.self) {
         case 1:
             return .view(
-                center: try reader.readDouble(), halfHeight: try reader.readDouble(), spacing: try reader.readDouble())
-        case 2: return .benchmarksGame(side: try reader.readDouble())
+                center: try reader.readFiniteDouble("the grid's centre"),
+                halfHeight: try reader.readFiniteDouble("the grid's half height"),
+                spacing: try reader.readFiniteDouble("the grid's spacing"))
+        case 2: return .benchmarksGame(side: try reader.readFiniteDouble("the Benchmarks Game side"))
         case 3:
             let every = try reader.readCount(in: 1...Self.maximumGridWidth, "coarse step")
             let samples = try reader.readCount(in: 1...64, "coarse samples")
@@ -353,12 +364,10 @@ extension TileRecipe {
         _ rect: PixelRect, appendingTo writer: inout WireWriter, workspace: Workspace, proceed: () -> Bool
     ) throws(WireReader.Malformed) -> UInt64? {
         let k = supersampling
-        guard rect.x >= 0, rect.y >= 0, rect.width > 0, rect.height > 0,
-            rect.maxX <= samples.grid.size.width / k, rect.maxY <= samples.grid.size.height / k
-        else { throw .init("tile \(rect) lies outside the \(samples.grid.size) grid") }
+        try checkInside(rect)
         if kind == .counting { return renderCounting(rect, appendingTo: &writer, proceed: proceed) }
         let width = pictureWidth
-        if (workspace.canvas?.size.height ?? 0) < rect.height || workspace.canvas?.size.width != width {
+        if !workspace.fits(self, rect) {
             do {
                 workspace.canvas = try PixelBuffer(size: ImageSize(width: width, height: rect.height), format: format)
                 workspace.counts =

@@ -54,6 +54,13 @@ package struct WireReader {
 
     package mutating func readDouble() throws(Malformed) -> Double { Double(bitPattern: try read(UInt64.self)) }
 
+    /// A `Double` that must be finite; `what` names it in the error.
+    package mutating func readFiniteDouble(_ what: String) throws(Malformed) -> Double {
+        let value = try readDouble()
+        guard value.isFinite else { throw Malformed("\(what) is \(value), not a finite number") }
+        return value
+    }
+
     package mutating func readBool() throws(Malformed) -> Bool {
         switch try read(UInt8.self) {
         case 0: false

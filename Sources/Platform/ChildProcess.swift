@@ -197,6 +197,15 @@ package final class ChildProcess: @unchecked Sendable {
         }
     }
 
+    /// A path that starts the program this process runs, for ``init(executable:arguments:environment:)``:
+    /// `/proc/self/exe`. `posix_spawn`'s child opens it before its exec, while it still runs this
+    /// program, so the kernel resolves it to the very file this process was started from, even once
+    /// that file is deleted or replaced (a rebuild), where its name would start nothing, or another
+    /// program. Without `/proc`, the program's name as this process was given it.
+    package static var runningProgram: String {
+        access("/proc/self/exe", X_OK) == 0 ? "/proc/self/exe" : CommandLine.arguments[0]
+    }
+
     /// The program this process runs, as `/proc/self/exe` names it.
     package static var currentExecutable: String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)

@@ -5,7 +5,9 @@ import Platform
 ///
 /// Every way the helper can go wrong comes back as a ``Breakdown``: it died, it closed
 /// its output, it said nothing for a whole deadline, or it sent a frame that is
-/// malformed, too long, of the wrong kind, or about a tile it was not given.
+/// malformed, too long, of the wrong kind, or about a tile it was not given. The helper may be
+/// a stranger (a corrupted pipe, a program that is not mandel's helper): nothing it says is
+/// trusted, and what it says goes into a one-line message with its control characters escaped.
 final class HelperConnection {
     /// Why a helper is no longer usable; the parent kills it and starts another.
     struct Breakdown: Error, CustomStringConvertible {
@@ -26,6 +28,8 @@ final class HelperConnection {
     let generation: Int
     private let child: ChildProcess
     private let deadline: UInt64
+    /// When each tile not yet answered was asked for, by its index.
+    private var requestTimes: [Int: UInt64] = [:]
     /// Where frames are read to; it grows to the longest frame.
     private var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
 
@@ -53,6 +57,13 @@ final class HelperConnection {
     /// longer for a long recipe.
     /// Returns the seconds the helper spent building a deep view's table (0 without one).
     func handshake(recipe: [UInt8], startupNanoseconds: UInt64) throws(Breakdown) -> Double {
+        guard recipe.count <= HelperFrame.maximumPayloadBytes - 8 else {
+            throw Breakdown(
+                description:
+                    "cannot be sent a recipe of \(recipe.count) bytes (a frame holds \(HelperFrame.maximumPayloadBytes))"
+            )
+        }
+        let started = MonotonicClock.nanoseconds()
         try send(HelperFrame.startHead(heartbeatNanoseconds: deadline / 8, recipeBytes: recipe.count))
         guard recipe.withUnsafeBytes({ child.write($0) }) else { throw Breakdown(description: "closed its input") }
         // A deep view's recipe carries its orbit, from which the helper builds a table before it
@@ -68,8 +79,14 @@ final class HelperConnection {
             throw Breakdown(description: "speaks protocol \(version), not \(HelperFrame.version)")
         }
         let tableNanoseconds = UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
-        // A table takes a fraction of a second; anything past a day is not a time.
-        return Double(min(tableNanoseconds, 86_400_000_000_000)) / 1e9
+        // The table was built between the start frame and the answer: no longer than that.
+        let handshake = MonotonicClock.nanoseconds() - started
+        guard tableNanoseconds <= handshake else {
+            throw Breakdown(
+                description: "claims \(Double(tableNanoseconds) / 1e9) s building its table in a handshake of "
+                    + "\(Double(handshake) / 1e9) s")
+        }
+        return Double(tableNanoseconds) / 1e9
     }
 
     deinit { buffer.deallocate() }
@@ -97,21 +114,31 @@ final class HelperConnection {
 
     /// Asks for tile `index`, whose pixels are `rect`.
     func request(_ index: Int, _ rect: PixelRect) throws(Breakdown) {
+        requestTimes[index] = MonotonicClock.nanoseconds()
         try send(HelperFrame.tileRequest(index, rect))
     }
 
     /// Waits for the helper to finish tile `index`, the oldest it was asked for and has not
     /// answered; `resultBytes` bounds the result (the exact length for pixels, the most for bins).
     func awaitTile(_ index: Int, resultBytes: Int) throws(Breakdown) -> Finished {
+        let asked = requestTimes[index] ?? MonotonicClock.nanoseconds()
+        var signs: UInt64 = 0
         while true {
             let (kind, length) = try readHeader()
             switch kind {
             case .progress:
-                guard length == 4 else { throw Breakdown(description: "sent a progress frame of \(length) bytes") }
                 let said = Int(UInt32(littleEndian: try readPayload(4).loadUnaligned(as: UInt32.self)))
                 guard said == index else { throw Breakdown(description: "worked on tile \(said), asked for \(index)") }
+                // A helper signs at most once a heartbeat (an eighth of the deadline) once it has begun
+                // the tile, which it was asked for at `asked`: more is a stranger talking instead of working.
+                signs += 1
+                let allowed = (MonotonicClock.nanoseconds() - asked) / max(1, deadline / 8) + 2
+                guard signs <= allowed else {
+                    throw Breakdown(
+                        description: "sent \(signs) signs of life for tile \(index), at most \(allowed) due")
+                }
             case .done:
-                guard length >= HelperFrame.doneHeaderBytes, length - HelperFrame.doneHeaderBytes <= resultBytes else {
+                guard length - HelperFrame.doneHeaderBytes <= resultBytes else {
                     throw Breakdown(description: "announced \(length) bytes for a tile of at most \(resultBytes)")
                 }
                 let payload = try readPayload(length)
@@ -119,6 +146,7 @@ final class HelperConnection {
                 guard said == index else {
                     throw Breakdown(description: "answered for tile \(said), asked for \(index)")
                 }
+                requestTimes[index] = nil
                 return Finished(
                     index: index,
                     iterations: UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 4, as: UInt64.self)),
@@ -126,11 +154,8 @@ final class HelperConnection {
                     end: UInt64(littleEndian: payload.loadUnaligned(fromByteOffset: 20, as: UInt64.self)),
                     result: UnsafeRawBufferPointer(rebasing: payload[HelperFrame.doneHeaderBytes...]))
             case .failed:
-                guard length <= HelperFrame.maximumFailureBytes else {
-                    throw Breakdown(description: "sent a failure of \(length) bytes")
-                }
                 let reason = String(decoding: try readPayload(length), as: UTF8.self)
-                throw Breakdown(description: "gave up: \(reason)")
+                throw Breakdown(description: "gave up: \(OneLine.escaped(reason))")
             case .start, .tile, .ready:
                 throw Breakdown(description: "sent a \(kind) frame while working")
             }
@@ -166,6 +191,10 @@ final class HelperConnection {
         let length = Int(UInt32(littleEndian: header.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
         guard let kind = HelperFrame.Kind(rawValue: code) else {
             throw Breakdown(description: "sent a frame of unknown kind \(code)")
+        }
+        // Before a byte of the payload is read or a byte of memory taken for it.
+        guard HelperFrame.allowedLengths(of: kind).contains(length) else {
+            throw Breakdown(description: "sent a \(kind) frame of \(length) bytes")
         }
         return (kind, length)
     }

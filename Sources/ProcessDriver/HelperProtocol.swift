@@ -8,7 +8,12 @@ import MandelbrotCore
 /// helper answers `start` with `ready`, and each `tile`, in the order asked, with `progress`
 /// frames while it renders
 /// (at least once per heartbeat interval) and one `done` frame with the tile's result.
-/// The helper leaves when its input ends. A reader checks every length before it reads.
+/// The helper leaves when its input ends.
+///
+/// Each side reads the other as a stranger (a replaced binary, a corrupted pipe): a header's
+/// kind and length are checked against what that kind may be (``allowedLengths(of:)``) before
+/// its payload is read, a payload's memory is taken as its bytes arrive (never from the header's
+/// word alone), and every number in it is checked against the recipe and ``ValueLimits``.
 enum HelperFrame {
     /// The kinds of frame.
     enum Kind: UInt32 {
@@ -32,12 +37,39 @@ enum HelperFrame {
     static let headerBytes = 8
     /// The bytes of a `ready` frame's payload.
     static let readyBytes = 4 + 8
+    /// The bytes of a `tile` frame's payload.
+    static let tileBytes = 5 * 4
+    /// The bytes of a `progress` frame's payload.
+    static let progressBytes = 4
     /// The bytes of a `done` frame before the result.
     static let doneHeaderBytes = 4 + 8 + 8 + 8
-    /// The longest `start` frame a helper accepts (a recipe of a very wide picture's grid).
-    static let maximumStartBytes = 1 << 31
+    /// The longest payload any frame may have: what the length field holds. The longest recipe the
+    /// limits allow (a grid 2^28 samples wide, 2 GiB of real parts, and an orbit of 10^8 steps,
+    /// 1.6 GB) is 3.8 GB; the longest tile result (a tile of the largest picture kept in memory) too.
+    static let maximumPayloadBytes = Int(UInt32.max)
     /// The longest `failed` frame a parent reads.
     static let maximumFailureBytes = 4096
+    /// The heartbeat intervals a helper accepts, in nanoseconds: an eighth of the shortest and the
+    /// longest deadline the parent allows (``ProcessStrategy/deadlineSeconds``).
+    static let heartbeatNanoseconds: ClosedRange<UInt64> =
+        heartbeat(
+            deadlineSeconds: ProcessStrategy.deadlineSeconds.lowerBound)...heartbeat(
+            deadlineSeconds: ProcessStrategy.deadlineSeconds.upperBound)
+
+    /// The heartbeat interval for a deadline: an eighth of it.
+    static func heartbeat(deadlineSeconds: Double) -> UInt64 { UInt64(deadlineSeconds * 1e9) / 8 }
+
+    /// The payload lengths a frame of `kind` may have: exactly its size for the fixed ones.
+    static func allowedLengths(of kind: Kind) -> ClosedRange<Int> {
+        switch kind {
+        case .start: 8...maximumPayloadBytes
+        case .ready: readyBytes...readyBytes
+        case .tile: tileBytes...tileBytes
+        case .progress: progressBytes...progressBytes
+        case .done: doneHeaderBytes...maximumPayloadBytes
+        case .failed: 0...maximumFailureBytes
+        }
+    }
 
     /// A whole frame: its header and `payload`.
     static func frame(_ kind: Kind, _ payload: (inout WireWriter) -> Void) -> [UInt8] {

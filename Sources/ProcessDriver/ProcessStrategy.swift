@@ -22,8 +22,11 @@ public struct ProcessStrategy: RenderStrategy {
     /// How long a helper may say nothing (it sends a sign of life eight times as often while it works).
     static var deadlineNanoseconds: UInt64 {
         let seconds = getenv("MANDEL_HELPER_DEADLINE").flatMap { Double(String(cString: $0)) } ?? 5
-        return UInt64(max(0.05, min(seconds, 3600)) * 1e9)
+        return UInt64(max(deadlineSeconds.lowerBound, min(seconds, deadlineSeconds.upperBound)) * 1e9)
     }
+
+    /// The deadlines `MANDEL_HELPER_DEADLINE` may set, in seconds.
+    static let deadlineSeconds = 0.05...3600.0
 
     /// How long a new helper may take to answer its first message: a program starting on a
     /// loaded machine can take far longer than a tile's deadline.
@@ -73,11 +76,13 @@ public struct ProcessStrategy: RenderStrategy {
             + "tiles are sent again; \(Self.restartLimit) failures in a row in one slot end the render (exit 69)"
     }
 
-    /// The program a helper runs: this one, unless this is a test bundle, whose build folder
-    /// holds the `mandel` it was built with.
+    /// The program a helper runs: this very one (``ChildProcess/runningProgram``, which still
+    /// starts it once its file is deleted or replaced by a rebuild mid-render), unless this is a
+    /// test bundle, whose build folder holds the `mandel` it was built with.
     static var helperExecutable: String {
-        let current = ChildProcess.currentExecutable ?? CommandLine.arguments[0]
-        guard current.hasSuffix(".xctest") else { return current }
+        guard let current = ChildProcess.currentExecutable, current.hasSuffix(".xctest") else {
+            return ChildProcess.runningProgram
+        }
         return (current as NSString).deletingLastPathComponent + "/mandel"
     }
 

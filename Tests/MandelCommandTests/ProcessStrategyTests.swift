@@ -271,15 +271,15 @@ struct ProcessStrategyTests {
     @Test("a helper refuses a recipe of another version with one frame, and leaves")
     func helperRefusesOtherVersion() throws {
         let (helper, input, output) = try startHelper()
-        // A start frame: kind 1, 12 bytes: a heartbeat, then a recipe of version 99.
+        // A start frame: kind 1, 12 bytes: a heartbeat of 0.1 s, then a recipe of version 99.
         var frame: [UInt8] = [1, 0, 0, 0, 12, 0, 0, 0]
-        frame += [0, 0, 0, 0, 0, 0, 0, 1] + [99, 0, 0, 0]
+        frame += [0x00, 0xE1, 0xF5, 0x05, 0, 0, 0, 0] + [99, 0, 0, 0]
         try input.fileHandleForWriting.write(contentsOf: frame)
         let watchdog = MandelProcess.Watchdog(helper, seconds: 10)
         let answer = output.fileHandleForReading.readDataToEndOfFile()
         helper.waitUntilExit()
         if watchdog.disarm() { throw DeadlinePassed(waitingFor: "the helper to refuse and leave", seconds: 10) }
-        #expect(helper.terminationStatus == 2)
+        #expect(helper.terminationStatus == 65)
         #expect(answer.first == 6, "answered with kind \(answer.first.map(String.init) ?? "nothing")")
         #expect(String(decoding: answer.dropFirst(8), as: UTF8.self).contains("version 99"))
     }

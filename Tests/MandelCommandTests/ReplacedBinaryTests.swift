@@ -1,0 +1,86 @@
+import Deadline
+import Foundation
+import ProcessTestSupport
+import Testing
+
+/// `--strategy process` starts its helpers from the running program, not from its file's name: a
+/// binary deleted or replaced (a rebuild) during a render still starts the helper that replaces a
+/// dead one, and the second pass's helpers of histogram colouring.
+@Suite("Replaced binary", .serialized)
+struct ReplacedBinaryTests {
+    /// What becomes of the file the render was started from.
+    enum Replacement: String, CaseIterable, Sendable {
+        case deleted
+        /// A shell script that exits 1 in its place.
+        case script
+        /// The first 4 KiB of the binary in its place: not a program the kernel can start.
+        case truncated
+    }
+
+    /// Histogram colouring (two passes) for a few seconds, with many tiles.
+    static let render = [
+        "render", "--size", "600x600", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "20000",
+        "--tile", "24x24", "--workers", "2", "--color", "histogram",
+    ]
+
+    /// The same picture by `serial`, made once.
+    static let serialPicture = Result { () throws -> Data in
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(render + ["--strategy", "serial", "-o", "serial.png"], in: folder)
+        guard result.status == 0 else { throw Failed(standardError: result.standardError) }
+        return try Data(contentsOf: URL(fileURLWithPath: folder + "/serial.png"))
+    }
+
+    struct Failed: Error { let standardError: String }
+
+    @Test(
+        "the binary deleted or replaced mid-render, a helper killed: the render finishes with serial's picture",
+        arguments: Replacement.allCases)
+    func replacedMidRender(_ replacement: Replacement) throws {
+        let expected = try Self.serialPicture.get()
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let copy = folder + "/mandel"
+        try FileManager.default.copyItem(atPath: MandelProcess.executable.path, toPath: copy)
+        let render = Process()
+        render.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        render.arguments =
+            ["--default-signal", copy] + Self.render + ["--strategy", "process", "-o", "p.png", "--json"]
+        render.currentDirectoryURL = URL(fileURLWithPath: folder)
+        let (output, errors) = (Pipe(), Pipe())
+        render.standardOutput = output
+        render.standardError = errors
+        try render.run()
+        let watchdog = MandelProcess.Watchdog(render, seconds: 120)
+        let said = SharedValue(Data())
+        DispatchQueue.global().async { said.set(errors.fileHandleForReading.readDataToEndOfFile()) }
+        // The first pass's helpers, started from the file while it was still there.
+        let started = Date().addingTimeInterval(20)
+        var helpers: [Int32] = []
+        while helpers.isEmpty && render.isRunning && Date() < started {
+            usleep(10_000)
+            helpers = helperProcesses(of: render.processIdentifier)
+        }
+        try FileManager.default.removeItem(atPath: copy)
+        switch replacement {
+        case .deleted: break
+        case .script: try "#!/bin/sh\nexit 1\n".write(toFile: copy, atomically: false, encoding: .utf8)
+        case .truncated:
+            try Data(contentsOf: MandelProcess.executable).prefix(4096).write(to: URL(fileURLWithPath: copy))
+        }
+        chmod(copy, 0o755)
+        // The pool replaces a helper that dies: from the running program, or from the file at its name.
+        let killed = helpers.first.map { kill($0, SIGKILL) == 0 } ?? false
+        let report = output.fileHandleForReading.readDataToEndOfFile()
+        render.waitUntilExit()
+        if watchdog.disarm() {
+            throw DeadlinePassed(waitingFor: "the render from a \(replacement) binary", seconds: 120)
+        }
+        #expect(render.terminationStatus == 0, "\(String(decoding: said.get(), as: UTF8.self))")
+        #expect(killed, "no helper to kill: the render ended before its first pass's helpers were seen")
+        let json = try JSONSerialization.jsonObject(with: report) as? [String: Any]
+        #expect((json?["helper_crashes"] as? Int ?? 0) >= 1, "\(json?["helper_crashes"] ?? "no report")")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/p.png")) == expected)
+    }
+}
