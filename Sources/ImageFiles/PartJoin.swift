@@ -88,7 +88,7 @@ public struct PartJoin {
     // MARK: - Reading a part's header and footer
 
     private static func read(_ path: String) throws(PartJoinError) -> Part {
-        let file = try InputFile(path: path)
+        let file = try PartInput(path: path)
         defer { file.close() }
         let magic = PartHeader.magic
         let start = try file.bytes(at: 0, count: 16)
@@ -200,7 +200,7 @@ public struct PartJoin {
 
     /// Copies a part's IDAT chunks to `output` (or only reads them, when nil), checking each one's CRC-32.
     private func copyBody(of part: Part, to output: OutputFile?, checkpoint: () throws -> Void) throws {
-        let file = try InputFile(path: part.path)
+        let file = try PartInput(path: part.path)
         defer { file.close() }
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.blockBytes, alignment: 16)
         defer { block.deallocate() }
@@ -237,61 +237,6 @@ public struct PartJoin {
         }
         guard chunks == Int(part.header.endSlice - part.header.firstSlice) else {
             throw damaged("it holds \(chunks) chunks for \(part.header.endSlice - part.header.firstSlice) slices")
-        }
-    }
-}
-
-/// A file opened for reading at offsets.
-struct InputFile {
-    let path: String
-    let descriptor: Int32
-    let size: Int
-
-    init(path: String) throws(PartJoinError) {
-        self.path = path
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw .cannotRead(path: path, reason: String(cString: strerror(errno)))
-        }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            Glibc.close(descriptor)
-            throw .cannotRead(path: path, reason: "it is not a regular file")
-        }
-        size = Int(status.st_size)
-    }
-
-    func close() { Glibc.close(descriptor) }
-
-    /// Up to `count` bytes from `offset`: fewer at the end of the file.
-    func bytes(at offset: Int, count: Int) throws(PartJoinError) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = out.withUnsafeMutableBytes {
-                pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done))
-            }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw .cannotRead(path: path, reason: String(cString: strerror(errno)))
-            }
-            if got == 0 { break }
-            done += got
-        }
-        return Array(out.prefix(done))
-    }
-
-    /// Exactly `buffer.count` bytes from `offset`.
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(PartJoinError) {
-        var done = 0
-        while done < buffer.count {
-            let got = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw .cannotRead(path: path, reason: String(cString: strerror(errno)))
-            }
-            if got == 0 { throw .damaged(path: path, reason: "it ends early (truncated while being joined)") }
-            done += got
         }
     }
 }
