@@ -27,10 +27,17 @@ struct JoinCommand: AsyncParsableCommand, ProcessNeeds {
     @Option(name: .shortAndLong, help: "The PNG, written whole or not at all; - for standard output.")
     var output = "mandel.png"
 
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds the join may still take after SIGTERM before it is cancelled, 0…3600.",
+        transform: { try ValueParsing.real($0) })
+    var grace = 5.0
+
     var outputCount: Int { 1 }
     var workerThreads: Int { 0 }
 
     mutating func validate() throws {
+        try validateGrace(grace)
         guard !partFiles.isEmpty else {
             throw ValidationError("give the part files to join, such as 'mandel join part-*.mpart -o picture.png'")
         }
@@ -41,7 +48,7 @@ struct JoinCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     func run() async throws {
-        try await CommandRun.perform(grace: 5, finishing: "the join") { watch in
+        try await CommandRun.perform(grace: grace, finishing: "the join") { watch in
             let start = MonotonicClock.nanoseconds()
             let join = try PartJoin(paths: partFiles)
             try await CommandRun.publishing([output], watch: watch) { files in

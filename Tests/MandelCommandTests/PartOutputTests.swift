@@ -1,0 +1,79 @@
+import Foundation
+import ProcessTestSupport
+import Testing
+
+/// A join's and a part's outputs: SIGTERM's grace (issue 44, item 12).
+@Suite("Parts and a join: outputs, space and SIGTERM")
+struct PartOutputTests {
+    /// A picture whose PNG is about 100 KiB (more than a pipe or the small disk holds), as 3 parts `p0`…`p2`, and the one-machine `one.png`.
+    static func largerParts() throws -> String {
+        let folder = temporaryFolder()
+        let picture = ["render", "--size", "600x400", "--color", "smooth", "--center", "-0.74,0.12", "--zoom", "3"]
+        for (extra, name) in [
+            ([], "one.png"), (["--part", "0/3"], "p0"), (["--part", "1/3"], "p1"), (["--part", "2/3"], "p2"),
+        ] {
+            let result = try MandelProcess.run(picture + extra + ["-o", name], in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        return folder
+    }
+
+    /// Starts `mandel join p0 p1 p2 -o fifo` with `grace`, into a FIFO whose pipe holds one page, and
+    /// returns once the PNG has begun to arrive: the join is then writing, blocked on the full pipe.
+    static func startBlockedJoin(in folder: String, grace: String) throws -> (Process, Int32) {
+        #expect(mkfifo(folder + "/fifo", 0o644) == 0)
+        let reader = open(folder + "/fifo", O_RDONLY | O_NONBLOCK)
+        #expect(reader >= 0)
+        // F_SETPIPE_SZ (Linux's 1031, which Glibc's module does not export): the smallest pipe, one page.
+        #expect(fcntl(reader, 1031, 4096) == 4096, "the pipe could not be made smaller")
+        let process = try MandelProcess.start(["join", "p0", "p1", "p2", "--grace", grace, "-o", "fifo"], in: folder)
+        var ready = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
+        let started = Date()
+        while poll(&ready, 1, 100) == 0 && Date().timeIntervalSince(started) < 30 {}
+        #expect(ready.revents & Int16(POLLIN) != 0, "no PNG came within 30 s")
+        _ = fcntl(reader, F_SETFL, fcntl(reader, F_GETFL) & ~O_NONBLOCK)
+        return (process, reader)
+    }
+
+    static func standardError(of process: Process) -> String {
+        String(decoding: (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+
+    @Test("SIGTERM in the middle of a join with --grace: the join finishes, the PNG is whole, exit 0 with a note")
+    func terminateWithinGrace() throws {
+        let folder = try Self.largerParts()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let (process, reader) = try Self.startBlockedJoin(in: folder, grace: "60")
+        let stream = FileHandle(fileDescriptor: reader, closeOnDealloc: true)
+        process.terminate()
+        let png = try MandelProcess.readUntil(stream, of: process, waitingFor: "the joined PNG", deadline: 30) { _ in
+            false
+        }
+        try MandelProcess.waitForExit(process, waitingFor: "the join to exit after SIGTERM", deadline: 30)
+        let errorText = Self.standardError(of: process)
+        #expect(process.terminationStatus == 0, "\(errorText)")
+        #expect(errorText.contains("terminated: finished the join within the grace period"), "\(errorText)")
+        #expect(png == (try Data(contentsOf: URL(fileURLWithPath: folder + "/one.png"))))
+    }
+
+    @Test("SIGTERM in the middle of a join with --grace 0: cancelled, exit 143, one line, nothing left")
+    func terminateWithoutGrace() throws {
+        let folder = try Self.largerParts()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let before = contents(of: folder)
+        let (process, reader) = try Self.startBlockedJoin(in: folder, grace: "0")
+        defer { close(reader) }
+        process.terminate()
+        try MandelProcess.waitForExit(process, waitingFor: "the join to exit after SIGTERM", deadline: 10)
+        let errorText = Self.standardError(of: process)
+        #expect(process.terminationStatus == 143, "\(errorText)")
+        #expect(errorText.split(separator: "\n").count == 1 && errorText.hasPrefix("mandel: "), "\(errorText)")
+        #expect(contents(of: folder) == (before + ["fifo"]).sorted(), "left \(contents(of: folder))")
+    }
+
+    @Test("join --grace takes what render's does: 0…3600 seconds")
+    func graceRange() throws {
+        let result = try MandelProcess.run(["join", "p0", "--grace", "-1"])
+        expectRefusal(result, status: 64, mentioning: "--grace must be a number of seconds from 0 to 3600 (got -1.0)")
+    }
+}
