@@ -157,6 +157,14 @@ package struct RenderSession {
             behaviour: outcome.behaviour)
     }
 
+    /// The rows of the job that `--counts` writes: all of them, or a part's own rows (not those it renders
+    /// only for its dictionary), so that the parts' arrays stacked in K order are the picture's.
+    private var countsRows: Range<Int> {
+        guard let part, let window = job.window else { return 0..<job.size.height }
+        let rows = RenderFacts.ownRows(of: job, part: part)
+        return (rows.lowerBound - window.firstRow)..<(rows.upperBound - window.firstRow)
+    }
+
     /// Memory the maps will need beside the render's: each is a picture of its own.
     private var mapBytes: Int {
         let pixels = job.size.pixelCount
@@ -184,7 +192,7 @@ package struct RenderSession {
                 try PictureWriter.writePNG(
                     OwnershipMap.draw(canvas: render.canvas!, report: report, title: title), to: file)
             case .counts:
-                try NumPyFile.write(render.counts!, to: file)
+                try NumPyFile.write(render.counts!, rows: countsRows, to: file)
             case .costMap:
                 let picture = CostMap.draw(
                     counts: render.counts!, grid: SampleGrid.of(job), kernel: job.kernel, julia: job.julia)

@@ -2,7 +2,7 @@ import Foundation
 import ProcessTestSupport
 import Testing
 
-/// A join's and a part's outputs: SIGTERM's grace (issue 44, item 12).
+/// A join's and a part's outputs: SIGTERM's grace (issue 44, item 12), and a part's `--counts` (item 14).
 @Suite("Parts and a join: outputs, space and SIGTERM")
 struct PartOutputTests {
     /// A picture whose PNG is about 100 KiB (more than a pipe or the small disk holds), as 3 parts `p0`…`p2`, and the one-machine `one.png`.
@@ -75,5 +75,40 @@ struct PartOutputTests {
     func graceRange() throws {
         let result = try MandelProcess.run(["join", "p0", "--grace", "-1"])
         expectRefusal(result, status: 64, mentioning: "--grace must be a number of seconds from 0 to 3600 (got -1.0)")
+    }
+
+    @Test("a part's --counts hold its own rows: the parts' arrays stacked in K order are the picture's")
+    func countsOfParts() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let picture = ["render", "--size", "120x100", "--color", "gray", "--iterations", "300"]
+        #expect(try MandelProcess.run(picture + ["--counts", "whole.npy", "-o", "one.png"], in: folder).status == 0)
+        var stacked = Data()
+        var rows = 0
+        for index in 0..<3 {
+            let result = try MandelProcess.run(
+                picture + ["--part", "\(index)/3", "--counts", "c\(index).npy", "-o", "p\(index)"], in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+            let (shape, data) = try NumPyArray.read(folder + "/c\(index).npy")
+            // The report names the part's rows: "rows 35–66".
+            let named = result.standardOutput.firstMatch(of: /rows (\d+)–(\d+)/).map { Int($0.2)! - Int($0.1)! + 1 }
+            #expect(shape == "(\(named ?? -1), 120)", "part \(index): \(shape), \(result.standardOutput)")
+            rows += named ?? 0
+            stacked += data
+        }
+        let (shape, whole) = try NumPyArray.read(folder + "/whole.npy")
+        #expect(shape == "(100, 120)" && rows == 100)
+        #expect(stacked == whole, "the parts' counts stacked differ from the picture's")
+    }
+}
+
+/// A `.npy` file's shape, as its header writes it, and its data.
+enum NumPyArray {
+    static func read(_ path: String) throws -> (shape: String, data: Data) {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let headerLength = Int(bytes[8]) | Int(bytes[9]) << 8
+        let header = String(decoding: bytes[10..<(10 + headerLength)], as: UTF8.self)
+        let shape = header.firstMatch(of: /'shape': (\([^)]*\))/).map { String($0.1) } ?? ""
+        return (shape, bytes.subdata(in: (10 + headerLength)..<bytes.count))
     }
 }
