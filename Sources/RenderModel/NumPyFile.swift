@@ -15,6 +15,14 @@ package enum NumPyFile {
             + Array(description.utf8)
     }
 
+    /// The size of the file of `height` rows of `width` counts (`Int.max` past what an `Int` counts).
+    package static func bytes(width: Int, height: Int) -> Int {
+        let (values, overflow) = width.multipliedReportingOverflow(by: height)
+        let (data, tooMany) = values.multipliedReportingOverflow(by: MemoryLayout<UInt32>.size)
+        let (total, tooLarge) = data.addingReportingOverflow(header(width: width, height: height).count)
+        return overflow || tooMany || tooLarge ? .max : total
+    }
+
     /// Writes the `rows` of `counts` (all of them by default) into `file`, which is put in place
     /// with the run's other outputs.
     package static func write(

@@ -72,15 +72,7 @@ package struct RenderSession {
 
     /// Renders into the opened files and returns the report, once every file is complete.
     private func render(into image: OutputFile, extras: [OutputFile]) async throws -> RenderSummary {
-        let minimumBytes = ImageStream.minimumBytes(
-            format: outputs.format, size: job.size, pixelFormat: job.pixelFormat)
-        if let free = image.availableBytes, minimumBytes > free {
-            throw ImageFileError.cannotCreate(
-                path: outputs.output,
-                reason:
-                    "a \(job.size) \(outputs.format.rawValue.uppercased()) takes at least \(ByteCount(minimumBytes)), "
-                    + "and its file system has \(ByteCount(free)) free")
-        }
+        try checkRoom(image: image, extras: extras)
         let render = try PictureRender(
             job: job, bandHeight: bandRows, keepsCounts: visuals.keepsCounts,
             extraBytes: Self.saturatingSum(mapBytes, encoderBytes), histogramMerges: [settings.sharing.merge],
@@ -163,6 +155,26 @@ package struct RenderSession {
         guard let part, let window = job.window else { return 0..<job.size.height }
         let rows = RenderFacts.ownRows(of: job, part: part)
         return (rows.lowerBound - window.firstRow)..<(rows.upperBound - window.firstRow)
+    }
+
+    /// Checks the outputs whose size is known before the render (the picture's least, the counts' exact)
+    /// against their file systems' free space.
+    private func checkRoom(image: OutputFile, extras: [OutputFile]) throws(ImageFileError) {
+        let pictureBytes = ImageStream.minimumBytes(
+            format: outputs.format, size: job.size, pixelFormat: job.pixelFormat)
+        var needs = [
+            OutputRoom.Need(
+                file: image, bytes: pictureBytes,
+                what: "a \(job.size) \(outputs.format.rawValue.uppercased()) takes at least")
+        ]
+        for (file, output) in zip(extras, visuals.outputs) where output.kind == .counts {
+            let size = ImageSize(width: job.size.width, height: countsRows.count)
+            needs.append(
+                OutputRoom.Need(
+                    file: file, bytes: NumPyFile.bytes(width: size.width, height: size.height),
+                    what: "the counts of a \(size) picture take"))
+        }
+        try OutputRoom.check(needs)
     }
 
     /// Memory the maps will need beside the render's: each is a picture of its own.

@@ -1,8 +1,10 @@
 import Foundation
+import MandelbrotCore
 import ProcessTestSupport
 import Testing
 
-/// A join's and a part's outputs: SIGTERM's grace (issue 44, item 12), and a part's `--counts` (item 14).
+/// A join's and a part's outputs: SIGTERM's grace (issue 44, item 12), outputs of a known size
+/// checked against free space before the work (item 11), and a part's `--counts` (item 14).
 @Suite("Parts and a join: outputs, space and SIGTERM")
 struct PartOutputTests {
     /// A picture whose PNG is about 100 KiB (more than a pipe or the small disk holds), as 3 parts `p0`…`p2`, and the one-machine `one.png`.
@@ -75,6 +77,72 @@ struct PartOutputTests {
     func graceRange() throws {
         let result = try MandelProcess.run(["join", "p0", "--grace", "-1"])
         expectRefusal(result, status: 64, mentioning: "--grace must be a number of seconds from 0 to 3600 (got -1.0)")
+    }
+
+    /// Runs `body` with a 64 KiB tmpfs mounted at `folder/small`, unmounted after.
+    static func withSmallDisk(in folder: String, _ body: (String) throws -> Void) throws {
+        let small = folder + "/small"
+        try FileManager.default.createDirectory(atPath: small, withIntermediateDirectories: false)
+        try #require(try shell("mount -t tmpfs -o size=64k tmpfs '\(small)'") == 0, "could not mount a tmpfs")
+        defer { _ = try? shell("umount '\(small)'") }
+        try body(small)
+        #expect(contents(of: small).isEmpty, "left \(contents(of: small))")
+    }
+
+    /// Runs a shell command and returns its exit status, killing it after 10 s.
+    static func shell(_ command: String) throws -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        try process.run()
+        try MandelProcess.waitForExit(process, waitingFor: command, deadline: 10)
+        return process.terminationStatus
+    }
+
+    @Test(
+        "a join onto a disk too small for its PNG is refused before its first byte: 73 with the numbers",
+        .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func joinIntoSmallDisk() throws {
+        let folder = try Self.largerParts()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let size = try FileManager.default.attributesOfItem(atPath: folder + "/one.png")[.size] as! Int
+        try #require(size > 64 << 10, "the PNG (\(size) bytes) must not fit on the small disk")
+        try Self.withSmallDisk(in: folder) { _ in
+            let result = try MandelProcess.run(["join", "p0", "p1", "p2", "-o", "small/out.png"], in: folder)
+            expectRefusal(
+                result, status: 73,
+                mentioning: "cannot create 'small/out.png': the joined PNG takes \(ByteCount(size)), and its file "
+                    + "system has 64.0 KiB free")
+        }
+    }
+
+    @Test(
+        "render --counts onto a disk too small for them, alone or beside the PNG: 73 before the render",
+        .enabled(if: getuid() == 0, "mounting a tmpfs needs root"))
+    func countsIntoSmallDisk() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // 200×100 counts are 80,128 bytes, more than the disk; 100×162 counts (64,928 bytes) fit alone, and with
+        // the PNG's least (1,071 bytes) they do not.
+        let cases = [
+            (
+                ["--size", "200x100", "--counts", "small/c.npy", "-o", "x.png"],
+                "cannot create 'small/c.npy': the counts of a 200x100 picture take 78.3 KiB, and its file system has "
+                    + "64.0 KiB free"
+            ),
+            (
+                ["--size", "100x162", "--counts", "small/c.npy", "-o", "small/x.png"],
+                "cannot create 'small/x.png': a 100x162 PNG takes at least 1.0 KiB (64.5 KiB with the other outputs "
+                    + "there), and its file system has 64.0 KiB free"
+            ),
+        ]
+        try Self.withSmallDisk(in: folder) { _ in
+            for (arguments, message) in cases {
+                let result = try MandelProcess.run(["render"] + arguments, in: folder)
+                expectRefusal(result, status: 73, mentioning: message)
+                #expect(!FileManager.default.fileExists(atPath: folder + "/x.png"))
+            }
+        }
     }
 
     @Test("a part's --counts hold its own rows: the parts' arrays stacked in K order are the picture's")

@@ -52,6 +52,8 @@ struct JoinCommand: AsyncParsableCommand, ProcessNeeds {
             let start = MonotonicClock.nanoseconds()
             let join = try PartJoin(paths: partFiles)
             try await CommandRun.publishing([output], watch: watch) { files in
+                // The PNG's size is known exactly: a disk too small is refused before the first byte.
+                try OutputRoom.check([.init(file: files[0], bytes: join.outputBytes, what: "the joined PNG takes")])
                 try join.write(to: files[0]) {
                     if watch.cancellation.isCancelled { throw CommandRun.Stopped() }
                 }
