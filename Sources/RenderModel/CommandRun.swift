@@ -38,6 +38,7 @@ package enum CommandRun {
         defer { watch.stop() }
         do {
             try await body(watch)
+            watch.settle()
             if watch.wasAskedToTerminate {
                 printError(
                     watch.terminationNote
