@@ -98,8 +98,11 @@ enum PartReader {
                     + "has slices \(first) to \(end)")
         }
         let partRows = min(end * sliceRows, rows) - first * sliceRows
+        // Below 2^63, so that every later count of them is an Int (a real part is far smaller).
         let (bytes, overflow) = partRows.multipliedReportingOverflow(by: UInt64(head.filteredRowBytes))
-        guard !overflow else { throw damaged("its rows hold more bytes than 64 bits count") }
+        guard !overflow, bytes <= UInt64(Int.max) else {
+            throw damaged("its \(partRows) rows of \(head.filteredRowBytes) bytes hold more than 2^63 bytes")
+        }
         return bytes
     }
 }

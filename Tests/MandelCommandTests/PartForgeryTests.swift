@@ -17,7 +17,7 @@ struct PartForgeryTests {
     }
 
     /// Forged numbers in one part, joined alone or with the true others: each once crashed, tried
-    /// to allocate gigabytes, or would make arithmetic overflow.
+    /// to allocate gigabytes, or would make arithmetic overflow (or would have, without the check before).
     static let numbers: [Forgery] = [
         Forgery(name: "S = N = 2^32 − 1, K = 2^32 − 2 (overflowed K·S)") {
             $0.cut(slices: .max, parts: .max, index: .max - 1)
@@ -44,6 +44,14 @@ struct PartForgeryTests {
         Forgery(name: "IHDR height 2^32 − 1") { $0.setIHDR(.max, at: 4) },
         Forgery(name: "IHDR width 2^31 − 1") { $0.setIHDR(0x7FFF_FFFF, at: 0) },
         Forgery(name: "IHDR height 0") { $0.setIHDR(0, at: 4) },
+        Forgery(name: "RGB (2^31 − 1)², one slice, its 1.4 × 10^19 filtered bytes in the footer") { part in
+            part.setIHDR(0x7FFF_FFFF, at: 0)
+            part.setIHDR(0x7FFF_FFFF, at: 4)
+            part.editHeadChunk(at: 8) { $0[9] = 2 }
+            part.header.sliceRows = 0x7FFF_FFFF
+            part.cut(slices: 1, parts: 1, index: 0)
+            part.footer.filteredBytes = 0x7FFF_FFFF * (0x7FFF_FFFF * 3 + 1)
+        },
     ]
 
     @Test("a forged number in a part: refused with one line and exit 65, peak memory under 100 MiB", arguments: numbers)
