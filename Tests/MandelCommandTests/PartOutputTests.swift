@@ -7,7 +7,8 @@ import Testing
 /// checked against free space before the work (item 11), and a part's `--counts` (item 14).
 @Suite("Parts and a join: outputs, space and SIGTERM")
 struct PartOutputTests {
-    /// A picture whose PNG is about 100 KiB (more than a pipe or the small disk holds), as 3 parts `p0`…`p2`, and the one-machine `one.png`.
+    /// A picture whose PNG is about 100 KiB (more than a pipe or the small disk holds), as 3 parts
+    /// `p0`…`p2`, and the one-machine `one.png`.
     static func largerParts() throws -> String {
         let folder = temporaryFolder()
         let picture = ["render", "--size", "600x400", "--color", "smooth", "--center", "-0.74,0.12", "--zoom", "3"]

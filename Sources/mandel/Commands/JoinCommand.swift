@@ -15,9 +15,10 @@ struct JoinCommand: AsyncParsableCommand, ProcessNeeds {
             The parts may be given in any order and under any names: each file says which \
             part it is. The PNG is byte for byte the one 'mandel render' writes with the same \
             options on one machine, and joining it is a copy of the parts' compressed rows. \
-            A missing, duplicated, truncated or corrupted part, or parts of different \
-            pictures, are refused with exit 65 (a file that cannot be read: 66), and nothing \
-            is written. See docs/parts.md.
+            A missing, duplicated, truncated, corrupted or forged part, or parts of different \
+            pictures, are refused with exit 65 (a file that cannot be read, or is not a regular \
+            file: 66; an output whose file system lacks the room: 73), and nothing is written. \
+            See docs/parts.md.
             """
     )
 
