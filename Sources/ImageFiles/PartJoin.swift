@@ -5,11 +5,12 @@ import Platform
 /// writes: the head from any part, every part's IDAT chunks in order, then the stream's
 /// Adler-32 (combined from the parts') and IEND (docs/parts.md).
 ///
-/// Every part's header and footer are checked before the output is touched; each chunk's
-/// CRC-32 is checked as it is copied, in blocks of ``blockBytes``, so memory stays the same
-/// whatever the picture's size. A part that fails a check stops the join, and the output,
-/// written whole or not at all, is discarded; to a stream (standard output, a FIFO) the parts
-/// are read through once to check them before anything is written.
+/// Every part's header and footer are checked before the output is touched (``PartReader``);
+/// each chunk's CRC-32 is checked as it is copied, in blocks of ``blockBytes``, and the chunks
+/// are inflated and thrown away as they go by (``PartStreamCheck``), so memory stays the same
+/// whatever the picture's size or the numbers a part states. A part that fails a check stops
+/// the join, and the output, written whole or not at all, is discarded; to a stream (standard
+/// output, a FIFO) the parts are read through once to check them before anything is written.
 public struct PartJoin {
     /// The parts, by their number.
     public let parts: [Part]
@@ -20,6 +21,8 @@ public struct PartJoin {
         public let path: String
         /// Its header.
         public let header: PartHeader
+        /// Its PNG head, read.
+        let head: PNGHead
         /// Its footer.
         public let footer: PartFooter
         /// Where its IDAT chunks begin.
@@ -31,16 +34,18 @@ public struct PartJoin {
 
     /// Reads every part's header and footer and checks that they make one whole picture.
     ///
+    /// Nothing here grows with the numbers the parts state, only with the files given: a part
+    /// that says it is one of 4,294,967,295 costs what one of 3 does.
+    ///
     /// - Throws: ``PartJoinError`` naming the first file that is wrong and why.
     public init(paths: [String]) throws(PartJoinError) {
         precondition(!paths.isEmpty, "a join of no files")
         var read: [Part] = []
-        for path in paths { read.append(try Self.read(path)) }
+        for path in paths { read.append(try PartReader.read(path)) }
         let first = read[0]
         for part in read.dropFirst() {
             if !part.header.isSamePicture(as: first.header) {
-                throw .mismatched(
-                    path: part.path, other: first.path, reason: Self.difference(part.header, first.header))
+                throw .mismatched(path: part.path, other: first.path, reason: Self.difference(part, first))
             }
             if part.header.partCount != first.header.partCount {
                 throw .mismatched(
@@ -50,7 +55,7 @@ public struct PartJoin {
             }
         }
         let count = Int(first.header.partCount)
-        var byIndex = [Part?](repeating: nil, count: count)
+        var byIndex: [Int: Part] = [:]
         for part in read {
             let index = Int(part.header.partIndex)
             if let earlier = byIndex[index] {
@@ -58,10 +63,16 @@ public struct PartJoin {
             }
             byIndex[index] = part
         }
-        let missing = byIndex.indices.filter { byIndex[$0] == nil }
-        guard missing.isEmpty else { throw .missing(indices: missing, count: count) }
-        parts = byIndex.map { $0! }
+        guard byIndex.count == count else {
+            // The first few missing numbers, found without a list as long as N.
+            let shown = (0..<count).lazy.filter { byIndex[$0] == nil }.prefix(PartJoinError.missingShown)
+            throw .missing(indices: Array(shown), total: count - byIndex.count, count: count)
+        }
+        parts = (0..<count).map { byIndex[$0]! }
     }
+
+    /// The size of the PNG a join writes: the head, the parts' chunks, the Adler-32's chunk and IEND.
+    public var outputBytes: Int { parts[0].header.pngHead.count + Int(bodyBytes) + 16 + 12 }
 
     /// Writes the PNG to `output` (not committed: the caller puts it in place).
     ///
@@ -69,138 +80,56 @@ public struct PartJoin {
     /// - Throws: ``PartJoinError`` for a part that fails its checks, ``ImageFileError`` for the output,
     ///   or what `checkpoint` throws.
     public func write(to output: OutputFile, checkpoint: () throws -> Void = {}) throws {
-        if output.isStream {
-            for part in parts { try copyBody(of: part, to: nil, checkpoint: checkpoint) }
-        }
-        let head = parts[0].header.pngHead
-        try output.write(head)
-        var adler: UInt32 = 1
-        for part in parts {
-            try copyBody(of: part, to: output, checkpoint: checkpoint)
-            adler = mandel_adler32_combine(adler, part.footer.adler, Int(part.footer.filteredBytes))
-        }
+        if output.isStream { try copyBodies(to: nil, checkpoint: checkpoint) }
+        try output.write(parts[0].header.pngHead)
+        let adler = try copyBodies(to: output, checkpoint: checkpoint)
         try output.write(PNGWriter.chunk("IDAT", PNGWriter.bigEndian(adler)) + PNGWriter.chunk("IEND", []))
     }
 
-    /// Bytes the parts' bodies hold: what a join copies.
+    /// Bytes the parts' bodies hold: what a join copies (each checked against its file's size).
     public var bodyBytes: UInt64 { parts.reduce(0) { $0 + $1.footer.bodyBytes } }
 
-    // MARK: - Reading a part's header and footer
-
-    private static func read(_ path: String) throws(PartJoinError) -> Part {
-        let file = try InputFile(path: path)
-        defer { file.close() }
-        let magic = PartHeader.magic
-        let start = try file.bytes(at: 0, count: 16)
-        guard start.count >= magic.count, Array(start.prefix(magic.count)) == magic else {
-            throw .notAPart(path: path, reason: "it does not begin with a part file's signature (\\x8BMPART)")
-        }
-        guard start.count == 16 else { throw .damaged(path: path, reason: "it ends inside its header (truncated)") }
-        let version = PartBytes.word(start[...], at: 8)
-        guard version == PartHeader.version else {
-            throw .damaged(
-                path: path,
-                reason: "it is a part file of version \(version); this mandel reads version \(PartHeader.version)")
-        }
-        let headBytes = Int(PartBytes.word(start[...], at: 12))
-        guard headBytes <= PartHeader.maximumHeadBytes else {
-            throw .damaged(path: path, reason: "its header claims a \(headBytes)-byte PNG head (corrupted)")
-        }
-        let headerBytes = 16 + headBytes + PartHeader.fixedTailBytes
-        let header = try file.bytes(at: 0, count: headerBytes)
-        guard header.count == headerBytes else {
-            throw .damaged(path: path, reason: "it ends inside its header (truncated)")
-        }
-        guard mandel_crc32(0, header, headerBytes - 4) == PartBytes.word(header[...], at: headerBytes - 4) else {
-            throw .damaged(path: path, reason: "its header fails its CRC-32 (corrupted)")
-        }
-        let fields = header[(16 + headBytes)...]
-        let parsed = PartHeader(
-            pngHead: Array(header[16..<(16 + headBytes)]), level: fields[fields.startIndex],
-            strategy: fields[fields.startIndex + 1], sliceRows: PartBytes.word(fields, at: 4),
-            sliceCount: PartBytes.word(fields, at: 8), partCount: PartBytes.word(fields, at: 12),
-            partIndex: PartBytes.word(fields, at: 16), firstSlice: PartBytes.word(fields, at: 20),
-            endSlice: PartBytes.word(fields, at: 24))
-        try check(parsed, path: path)
-        let size = file.size
-        guard size >= headerBytes + PartFooter.size else {
-            throw .damaged(path: path, reason: "it ends before its footer (truncated)")
-        }
-        let tail = try file.bytes(at: size - PartFooter.size, count: PartFooter.size)
-        guard tail.count == PartFooter.size, Array(tail.prefix(8)) == PartFooter.magic else {
-            throw .damaged(
-                path: path, reason: "it does not end with a part's footer (truncated, or written only in part)")
-        }
-        let footer = PartFooter(
-            bodyBytes: PartBytes.long(tail[...], at: 8), filteredBytes: PartBytes.long(tail[...], at: 16),
-            adler: PartBytes.word(tail[...], at: 24))
-        let headerCRC = PartBytes.word(header[...], at: headerBytes - 4)
-        guard footer.bytes(headerCRC: headerCRC) == tail else {
-            throw .damaged(path: path, reason: "its footer fails its CRC-32 (corrupted, or another part's footer)")
-        }
-        guard UInt64(size) == UInt64(headerBytes) + footer.bodyBytes + UInt64(PartFooter.size) else {
-            throw .damaged(
-                path: path,
-                reason:
-                    "it is \(size) bytes, and its header and footer say \(UInt64(headerBytes) + footer.bodyBytes + 32)")
-        }
-        return Part(path: path, header: parsed, footer: footer, bodyOffset: headerBytes)
-    }
-
-    /// Checks that a header's numbers agree: its part's slices are the ones part K of N has.
-    private static func check(_ header: PartHeader, path: String) throws(PartJoinError) {
-        let (count, index) = (Int(header.partCount), Int(header.partIndex))
-        let slices = Int(header.sliceCount)
-        guard header.sliceRows > 0, count >= 1, index < count, count <= slices,
-            header.firstSlice == UInt32(index * slices / count),
-            header.endSlice == UInt32((index + 1) * slices / count),
-            header.pngHead.count >= 33, header.pngHead.starts(with: [0x89, 0x50, 0x4E, 0x47])
-        else {
-            throw .damaged(path: path, reason: "its header's numbers disagree with each other")
-        }
-    }
-
-    /// What differs between the pictures of two headers, in words.
-    private static func difference(_ one: PartHeader, _ other: PartHeader) -> String {
-        let (mine, theirs) = (texts(of: one.pngHead), texts(of: other.pngHead))
+    /// What differs between the pictures of two parts, in words.
+    private static func difference(_ one: Part, _ other: Part) -> String {
+        let (mine, theirs) = (one.head.texts, other.head.texts)
         if let key = Set(mine.keys).union(theirs.keys).sorted().first(where: { mine[$0] != theirs[$0] }) {
             return
                 "they are parts of different pictures (\(key) \(mine[key] ?? "absent") against "
                 + "\(theirs[key] ?? "absent"))"
         }
-        if one.pngHead.prefix(33) != other.pngHead.prefix(33) {
+        if one.header.pngHead.prefix(33) != other.header.pngHead.prefix(33) {
             return "they are parts of different pictures (another size or pixel format)"
         }
-        if one.level != other.level || one.strategy != other.strategy {
+        if one.header.level != other.header.level || one.header.strategy != other.header.strategy {
             return "they are parts of pictures compressed differently (--compression)"
         }
         return "they are parts of different pictures"
     }
 
-    /// The text chunks of a PNG head, by keyword.
-    private static func texts(of head: [UInt8]) -> [String: String] {
-        var texts: [String: String] = [:]
-        var offset = 8
-        while offset + 12 <= head.count {
-            let length = Int(PartBytes.word(head[...], at: offset))
-            guard offset + 12 + length <= head.count else { break }
-            if head[(offset + 4)..<(offset + 8)].elementsEqual("tEXt".utf8) {
-                let data = head[(offset + 8)..<(offset + 8 + length)]
-                if let zero = data.firstIndex(of: 0) {
-                    texts[String(decoding: data[..<zero], as: UTF8.self)] = String(
-                        decoding: data[(zero + 1)...], as: UTF8.self)
-                }
-            }
-            offset += 12 + length
-        }
-        return texts
-    }
-
     // MARK: - Copying
 
-    /// Copies a part's IDAT chunks to `output` (or only reads them, when nil), checking each one's CRC-32.
-    private func copyBody(of part: Part, to output: OutputFile?, checkpoint: () throws -> Void) throws {
-        let file = try InputFile(path: part.path)
+    /// Copies every part's chunks in order to `output` (or only reads them, when nil), checking
+    /// them and the stream they make; returns the stream's Adler-32.
+    private func copyBodies(to output: OutputFile?, checkpoint: () throws -> Void) throws -> UInt32 {
+        let head = parts[0].head
+        let (total, _) = UInt64(head.height).multipliedReportingOverflow(by: UInt64(head.filteredRowBytes))
+        let stream = try PartStreamCheck(rowBytes: head.filteredRowBytes, total: total)
+        var adler: UInt32 = 1
+        for part in parts {
+            try copyBody(of: part, to: output, stream: stream, checkpoint: checkpoint)
+            try stream.endPart(part)
+            adler = mandel_adler32_combine(adler, part.footer.adler, Int(part.footer.filteredBytes))
+        }
+        try stream.finish(adler: adler, lastPart: parts[parts.count - 1])
+        return adler
+    }
+
+    /// Copies a part's IDAT chunks to `output` (or only reads them, when nil), checking each one's
+    /// CRC-32 and feeding its data to `stream`.
+    private func copyBody(
+        of part: Part, to output: OutputFile?, stream: PartStreamCheck, checkpoint: () throws -> Void
+    ) throws {
+        let file = try PartInput(path: part.path)
         defer { file.close() }
         let block = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.blockBytes, alignment: 16)
         defer { block.deallocate() }
@@ -218,12 +147,20 @@ public struct PartJoin {
             }
             var crc = mandel_crc32(0, Array(top[4..<8]), 4)
             try output?.write(top)
+            // A chunk's CRC-32 is checked before what its data inflated to is judged: a flipped
+            // bit is named as the CRC's failure, not as the stream's.
+            var streamFailure: PartJoinError?
             var done = 0
             while done < length {
                 let count = min(Self.blockBytes, length - done)
                 let piece = UnsafeMutableRawBufferPointer(rebasing: block[0..<count])
                 try file.read(into: piece, at: offset + 8 + done)
                 crc = mandel_crc32(crc, piece.baseAddress!.assumingMemoryBound(to: UInt8.self), count)
+                if streamFailure == nil {
+                    do throws(PartJoinError) { try stream.feed(UnsafeRawBufferPointer(piece), of: part) } catch {
+                        streamFailure = error
+                    }
+                }
                 try output?.write(UnsafeRawBufferPointer(piece))
                 done += count
             }
@@ -231,67 +168,12 @@ public struct PartJoin {
             guard stored.count == 4, PartBytes.word(stored[...], at: 0) == crc else {
                 throw damaged("the CRC-32 of its chunk at byte \(offset) is wrong (corrupted)")
             }
+            if let streamFailure { throw streamFailure }
             try output?.write(stored)
             offset += 12 + length
             chunks += 1
         }
-        guard chunks == Int(part.header.endSlice - part.header.firstSlice) else {
-            throw damaged("it holds \(chunks) chunks for \(part.header.endSlice - part.header.firstSlice) slices")
-        }
-    }
-}
-
-/// A file opened for reading at offsets.
-struct InputFile {
-    let path: String
-    let descriptor: Int32
-    let size: Int
-
-    init(path: String) throws(PartJoinError) {
-        self.path = path
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw .cannotRead(path: path, reason: String(cString: strerror(errno)))
-        }
-        var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
-            Glibc.close(descriptor)
-            throw .cannotRead(path: path, reason: "it is not a regular file")
-        }
-        size = Int(status.st_size)
-    }
-
-    func close() { Glibc.close(descriptor) }
-
-    /// Up to `count` bytes from `offset`: fewer at the end of the file.
-    func bytes(at offset: Int, count: Int) throws(PartJoinError) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = out.withUnsafeMutableBytes {
-                pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset + done))
-            }
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw .cannotRead(path: path, reason: String(cString: strerror(errno)))
-            }
-            if got == 0 { break }
-            done += got
-        }
-        return Array(out.prefix(done))
-    }
-
-    /// Exactly `buffer.count` bytes from `offset`.
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(PartJoinError) {
-        var done = 0
-        while done < buffer.count {
-            let got = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset + done))
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw .cannotRead(path: path, reason: String(cString: strerror(errno)))
-            }
-            if got == 0 { throw .damaged(path: path, reason: "it ends early (truncated while being joined)") }
-            done += got
-        }
+        let slices = Int(part.header.endSlice) - Int(part.header.firstSlice)
+        guard chunks == slices else { throw damaged("it holds \(chunks) chunks for \(slices) slices (corrupted)") }
     }
 }

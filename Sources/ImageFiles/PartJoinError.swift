@@ -12,8 +12,9 @@ public enum PartJoinError: Error, Equatable, CustomStringConvertible, LocalizedE
     case mismatched(path: String, other: String, reason: String)
     /// One part given twice, under the same name or two.
     case duplicate(path: String, other: String, index: Int, count: Int)
-    /// Parts are missing: their numbers, and how many there are.
-    case missing(indices: [Int], count: Int)
+    /// Parts are missing: the first few numbers (``missingShown`` at most), how many are missing, and how many
+    /// parts there are.
+    case missing(indices: [Int], total: Int, count: Int)
 
     /// The exit code `mandel join` ends with.
     public var exitCode: Int32 {
@@ -31,18 +32,21 @@ public enum PartJoinError: Error, Equatable, CustomStringConvertible, LocalizedE
         case .duplicate(let path, let other, let index, let count):
             "'\(Display.path(path))' and '\(Display.path(other))' are both part \(index) of \(count); give each part "
                 + "once"
-        case .missing(let indices, let count):
-            (indices.count == 1 ? "part \(indices[0])" : "parts " + Self.list(indices))
-                + " of \(count) \(indices.count == 1 ? "is" : "are") missing (parts count from 0 to \(count - 1))"
+        case .missing(let indices, let total, let count):
+            (total == 1 ? "part \(indices[0])" : "parts " + Self.list(indices, total: total))
+                + " of \(count) \(total == 1 ? "is" : "are") missing (parts count from 0 to \(count - 1))"
         }
     }
 
     /// The same line, for `LocalizedError` consumers such as the argument parser.
     public var errorDescription: String? { description }
 
-    /// Numbers as `1, 2, 5`, the first ten and a count of the rest.
-    private static func list(_ indices: [Int]) -> String {
-        let shown = indices.prefix(10).map(String.init).joined(separator: ", ")
-        return indices.count > 10 ? shown + " and \(indices.count - 10) more" : shown
+    /// How many missing numbers a message names.
+    static let missingShown = 10
+
+    /// Numbers as `1, 2, 5`, the first few of `total` and a count of the rest.
+    private static func list(_ indices: [Int], total: Int) -> String {
+        let shown = indices.prefix(missingShown).map(String.init).joined(separator: ", ")
+        return total > indices.count ? shown + " and \(total - indices.count) more" : shown
     }
 }

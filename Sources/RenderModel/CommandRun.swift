@@ -39,6 +39,7 @@ package enum CommandRun {
         CrashDrill.commitIfAsked()
         do {
             try await body(watch)
+            watch.settle()
             if watch.wasAskedToTerminate {
                 printError(
                     watch.terminationNote

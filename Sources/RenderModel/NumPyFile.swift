@@ -15,12 +15,26 @@ package enum NumPyFile {
             + Array(description.utf8)
     }
 
-    /// Writes `counts` into `file`, which is put in place with the run's other outputs.
-    package static func write(_ counts: IterationCounts, to file: OutputFile) throws(ImageFileError) {
-        try file.write(header(width: counts.size.width, height: counts.size.height))
+    /// The size of the file of `height` rows of `width` counts (`Int.max` past what an `Int` counts).
+    package static func bytes(width: Int, height: Int) -> Int {
+        let (values, overflow) = width.multipliedReportingOverflow(by: height)
+        let (data, tooMany) = values.multipliedReportingOverflow(by: MemoryLayout<UInt32>.size)
+        let (total, tooLarge) = data.addingReportingOverflow(header(width: width, height: height).count)
+        return overflow || tooMany || tooLarge ? .max : total
+    }
+
+    /// Writes the `rows` of `counts` (all of them by default) into `file`, which is put in place
+    /// with the run's other outputs.
+    package static func write(
+        _ counts: IterationCounts, rows: Range<Int>? = nil, to file: OutputFile
+    ) throws(ImageFileError) {
+        let width = counts.size.width
+        let rows = rows ?? 0..<counts.size.height
+        try file.write(header(width: width, height: rows.count))
         // x86-64 and arm64 are little-endian: the counts in memory are the file's bytes.
         try counts.withCounts { values throws(ImageFileError) in
-            try file.write(UnsafeRawBufferPointer(values))
+            let kept = UnsafeBufferPointer(rebasing: values[(rows.lowerBound * width)..<(rows.upperBound * width)])
+            try file.write(UnsafeRawBufferPointer(kept))
         }
         try file.flushAndClose()
     }

@@ -46,13 +46,20 @@ package struct RenderFacts {
             return "window \(window.firstColumn),\(window.firstRow) of \(window.pictureSize): "
         }
         guard let part, let window = job.window else { return "" }
-        let grid = SliceGrid(
-            height: part.pictureSize.height, bytesPerRow: job.pixelFormat.bytesPerRow(width: job.size.width))
-        let rows = grid.rows(of: grid.slices(ofPart: part.index, of: part.count))
+        let rows = Self.ownRows(of: job, part: part)
         let extra = rows.lowerBound - window.firstRow
         return
             "part \(part.index) of \(part.count) of \(part.pictureSize), rows \(rows.lowerBound)–\(rows.upperBound - 1)"
             + (extra > 0 ? " (+\(extra) before, for the dictionary)" : "") + ": "
+    }
+
+    /// The rows of its picture a part's run answers for: its slices' rows, without the rows before
+    /// them that it renders only for its first slice's dictionary.
+    package static func ownRows(of job: RenderJob, part: (index: Int, count: Int, pictureSize: ImageSize)) -> Range<Int>
+    {
+        let grid = SliceGrid(
+            height: part.pictureSize.height, bytesPerRow: job.pixelFormat.bytesPerRow(width: job.size.width))
+        return grid.rows(of: grid.slices(ofPart: part.index, of: part.count))
     }
 
     package init(

@@ -74,15 +74,7 @@ package struct RenderSession {
 
     /// Renders into the opened files and returns the report, once every file is complete.
     private func render(into image: OutputFile, extras: [OutputFile]) async throws -> RenderSummary {
-        let minimumBytes = ImageStream.minimumBytes(
-            format: outputs.format, size: job.size, pixelFormat: job.pixelFormat)
-        if let free = image.availableBytes, minimumBytes > free {
-            throw ImageFileError.cannotCreate(
-                path: outputs.output,
-                reason:
-                    "a \(job.size) \(outputs.format.rawValue.uppercased()) takes at least \(ByteCount(minimumBytes)), "
-                    + "and its file system has \(ByteCount(free)) free")
-        }
+        try checkRoom(image: image, extras: extras)
         let render = try PictureRender(
             job: job, bandHeight: bandRows, keepsCounts: visuals.keepsCounts,
             extraBytes: Self.saturatingSum(mapBytes, encoderBytes), histogramMerges: [settings.sharing.merge],
@@ -160,6 +152,34 @@ package struct RenderSession {
             behaviour: outcome.behaviour)
     }
 
+    /// The rows of the job that `--counts` writes: all of them, or a part's own rows (not those it renders
+    /// only for its dictionary), so that the parts' arrays stacked in K order are the picture's.
+    private var countsRows: Range<Int> {
+        guard let part, let window = job.window else { return 0..<job.size.height }
+        let rows = RenderFacts.ownRows(of: job, part: part)
+        return (rows.lowerBound - window.firstRow)..<(rows.upperBound - window.firstRow)
+    }
+
+    /// Checks the outputs whose size is known before the render (the picture's least, the counts' exact)
+    /// against their file systems' free space.
+    private func checkRoom(image: OutputFile, extras: [OutputFile]) throws(ImageFileError) {
+        let pictureBytes = ImageStream.minimumBytes(
+            format: outputs.format, size: job.size, pixelFormat: job.pixelFormat)
+        var needs = [
+            OutputRoom.Need(
+                file: image, bytes: pictureBytes,
+                what: "a \(job.size) \(outputs.format.rawValue.uppercased()) takes at least")
+        ]
+        for (file, output) in zip(extras, visuals.outputs) where output.kind == .counts {
+            let size = ImageSize(width: job.size.width, height: countsRows.count)
+            needs.append(
+                OutputRoom.Need(
+                    file: file, bytes: NumPyFile.bytes(width: size.width, height: size.height),
+                    what: "the counts of a \(size) picture take"))
+        }
+        try OutputRoom.check(needs)
+    }
+
     /// Memory the maps will need beside the render's: each is a picture of its own.
     private var mapBytes: Int {
         let pixels = job.size.pixelCount
@@ -187,7 +207,7 @@ package struct RenderSession {
                 try PictureWriter.writePNG(
                     OwnershipMap.draw(canvas: render.canvas!, report: report, title: title), to: file)
             case .counts:
-                try NumPyFile.write(render.counts!, to: file)
+                try NumPyFile.write(render.counts!, rows: countsRows, to: file)
             case .costMap:
                 let picture = CostMap.draw(
                     counts: render.counts!, grid: SampleGrid.of(job), kernel: job.kernel, julia: job.julia)

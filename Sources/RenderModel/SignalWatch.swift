@@ -66,6 +66,10 @@ package final class SignalWatch: @unchecked Sendable {
     /// Files put in place on purpose before the run ended (a preview), which a stop leaves where they are.
     private let placedEarly = Locked<[String]>([])
     private let terminationRequested = Atomic<Bool>(false)
+    /// The read end of the signal pipe (nonblocking), or -1 without one.
+    private var readEnd: Int32 = -1
+    /// Seconds the work may still take after SIGTERM.
+    private let grace: Double
     /// Signals that end the work with status 0 and no line.
     private let quietSignals: Set<Int32>
 
@@ -84,6 +88,7 @@ package final class SignalWatch: @unchecked Sendable {
     ///     SIGINT and SIGTERM): exit status 0, and no line.
     package init(grace: Double, quietSignals: Set<Int32> = []) {
         self.quietSignals = quietSignals
+        self.grace = grace
         watched = Self.stoppingSignals.filter { !Self.isInheritedAsIgnored($0) }
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else {
@@ -96,22 +101,12 @@ package final class SignalWatch: @unchecked Sendable {
             _ = fcntl(end, F_SETFD, FD_CLOEXEC)
             _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
         }
-        let readEnd = ends[0]
+        readEnd = ends[0]
         SignalPipe.writeEnd = ends[1]
         let source = DispatchSource.makeReadSource(fileDescriptor: readEnd, queue: queue)
         // The handler holds self, and self holds the source: stop() cancels it, which
         // releases the handler and breaks the cycle.
-        source.setEventHandler {
-            var bytes = [UInt8](repeating: 0, count: 64)
-            let count = read(readEnd, &bytes, bytes.count)
-            for signalNumber in bytes.prefix(max(0, count)).map(Int32.init) {
-                if signalNumber != SIGTERM {
-                    self.stop(because: signalNumber)
-                } else if !self.terminationRequested.exchange(true, ordering: .relaxed) {
-                    self.queue.asyncAfter(deadline: .now() + grace) { self.stop(because: SIGTERM) }
-                }
-            }
-        }
+        source.setEventHandler { self.handleArrived() }
         source.resume()
         sources.append(source)
         for signalNumber in watched {
@@ -126,6 +121,28 @@ package final class SignalWatch: @unchecked Sendable {
             FaultForwarding.install(signalNumber)
             forwardedFaults.append(signalNumber)
         }
+    }
+
+    /// Handles the signals whose numbers wait in the pipe (on the watch's queue).
+    private func handleArrived() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        let count = read(readEnd, &bytes, bytes.count)
+        for signalNumber in bytes.prefix(max(0, count)).map(Int32.init) {
+            if signalNumber != SIGTERM {
+                stop(because: signalNumber)
+            } else if !terminationRequested.exchange(true, ordering: .relaxed) {
+                queue.asyncAfter(deadline: .now() + grace) { self.stop(because: SIGTERM) }
+            }
+        }
+    }
+
+    /// Handles, now, every signal that has arrived but that the read source has not yet seen:
+    /// a SIGTERM that came while the work's last write was blocked must be known when the work
+    /// ends, or the run ends without its note (the source runs when Dispatch gets to it, which
+    /// on a loaded machine can be after the work's end).
+    package func settle() {
+        guard readEnd >= 0 else { return }
+        queue.sync { handleArrived() }
     }
 
     /// Whether `signalNumber` is ignored now, that is, before the watch starts: as the process inherited it.

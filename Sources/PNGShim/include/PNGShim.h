@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "DeflateSlices.h"
+#include "StreamCheck.h"
 
 /// A PNG read back into memory: 8-bit samples, rows top to bottom, plus its text chunks.
 typedef struct mandel_png_image {

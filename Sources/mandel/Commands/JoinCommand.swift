@@ -15,9 +15,10 @@ struct JoinCommand: AsyncParsableCommand, ProcessNeeds {
             The parts may be given in any order and under any names: each file says which \
             part it is. The PNG is byte for byte the one 'mandel render' writes with the same \
             options on one machine, and joining it is a copy of the parts' compressed rows. \
-            A missing, duplicated, truncated or corrupted part, or parts of different \
-            pictures, are refused with exit 65 (a file that cannot be read: 66), and nothing \
-            is written. See docs/parts.md.
+            A missing, duplicated, truncated, corrupted or forged part, or parts of different \
+            pictures, are refused with exit 65 (a file that cannot be read, or is not a regular \
+            file: 66; an output whose file system lacks the room: 73), and nothing is written. \
+            See docs/parts.md.
             """
     )
 
@@ -27,10 +28,17 @@ struct JoinCommand: AsyncParsableCommand, ProcessNeeds {
     @Option(name: .shortAndLong, help: "The PNG, written whole or not at all; - for standard output.")
     var output = "mandel.png"
 
+    @Option(
+        parsing: .unconditional,
+        help: "Seconds the join may still take after SIGTERM before it is cancelled, 0…3600.",
+        transform: { try ValueParsing.real($0) })
+    var grace = 5.0
+
     var outputCount: Int { 1 }
     var workerThreads: Int { 0 }
 
     mutating func validate() throws {
+        try validateGrace(grace)
         guard !partFiles.isEmpty else {
             throw ValidationError("give the part files to join, such as 'mandel join part-*.mpart -o picture.png'")
         }
@@ -41,10 +49,12 @@ struct JoinCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     func run() async throws {
-        try await CommandRun.perform(grace: 5, finishing: "the join") { watch in
+        try await CommandRun.perform(grace: grace, finishing: "the join") { watch in
             let start = MonotonicClock.nanoseconds()
             let join = try PartJoin(paths: partFiles)
             try await CommandRun.publishing([output], watch: watch) { files in
+                // The PNG's size is known exactly: a disk too small is refused before the first byte.
+                try OutputRoom.check([.init(file: files[0], bytes: join.outputBytes, what: "the joined PNG takes")])
                 try join.write(to: files[0]) {
                     if watch.cancellation.isCancelled { throw CommandRun.Stopped() }
                 }

@@ -1,0 +1,160 @@
+import Foundation
+import ImageFiles
+import ProcessTestSupport
+import Testing
+
+/// Parts whose fields were edited with every CRC-32 recomputed: the join refuses each with one
+/// line and exit 65, in little memory and time, and never writes a PNG a checker would reject
+/// (issue 44, items 1 and 2). Every field of a header or footer is arithmetic on untrusted
+/// numbers; each is checked against what the parts given can hold.
+@Suite("Parts and a join: forged fields")
+struct PartForgeryTests {
+    /// One edit of a part, named.
+    struct Forgery: CustomTestStringConvertible, Sendable {
+        let name: String
+        let edit: @Sendable (inout ForgedPart) -> Void
+        var testDescription: String { name }
+    }
+
+    /// Forged numbers in one part, joined alone or with the true others: each once crashed, tried
+    /// to allocate gigabytes, or would make arithmetic overflow (or would have, without the check before).
+    static let numbers: [Forgery] = [
+        Forgery(name: "S = N = 2^32 − 1, K = 2^32 − 2 (overflowed K·S)") {
+            $0.cut(slices: .max, parts: .max, index: .max - 1)
+        },
+        Forgery(name: "S = N = 2^32 − 1, K = 0 (a table of N parts)") { $0.cut(slices: .max, parts: .max, index: 0) },
+        Forgery(name: "S = N = 20,000,000, K = 0") { $0.cut(slices: 20_000_000, parts: 20_000_000, index: 0) },
+        Forgery(name: "S = N = 2^31, K = 1") { $0.cut(slices: 1 << 31, parts: 1 << 31, index: 1) },
+        Forgery(name: "N = 0") { $0.cut(slices: $0.header.sliceCount, parts: 0, index: 0) },
+        Forgery(name: "K = N = 3") { $0.cut(slices: $0.header.sliceCount, parts: 3, index: 3) },
+        Forgery(name: "rows per slice 0") { $0.header.sliceRows = 0 },
+        Forgery(name: "rows per slice 2^32 − 1") { $0.header.sliceRows = .max },
+        Forgery(name: "rows per slice 1, slices = rows") {
+            $0.header.sliceRows = 1
+            $0.cut(slices: 100, parts: 3, index: 1)
+        },
+        Forgery(name: "the slice after its last 2^32 − 1") { $0.header.endSlice = .max },
+        Forgery(name: "first slice after its last") { swap(&$0.header.firstSlice, &$0.header.endSlice) },
+        Forgery(name: "body bytes 2^64 − 1") { $0.footer.bodyBytes = .max },
+        Forgery(name: "body bytes 2^64 − 33") { $0.footer.bodyBytes = .max - 32 },
+        Forgery(name: "body bytes 0") { $0.footer.bodyBytes = 0 },
+        Forgery(name: "filtered bytes 2^63") { $0.footer.filteredBytes = 1 << 63 },
+        Forgery(name: "filtered bytes 2^64 − 1") { $0.footer.filteredBytes = .max },
+        Forgery(name: "filtered bytes 0") { $0.footer.filteredBytes = 0 },
+        Forgery(name: "IHDR height 2^32 − 1") { $0.setIHDR(.max, at: 4) },
+        Forgery(name: "IHDR width 2^31 − 1") { $0.setIHDR(0x7FFF_FFFF, at: 0) },
+        Forgery(name: "IHDR height 0") { $0.setIHDR(0, at: 4) },
+        Forgery(name: "RGB (2^31 − 1)², one slice, its 1.4 × 10^19 filtered bytes in the footer") { part in
+            part.setIHDR(0x7FFF_FFFF, at: 0)
+            part.setIHDR(0x7FFF_FFFF, at: 4)
+            part.editHeadChunk(at: 8) { $0[9] = 2 }
+            part.header.sliceRows = 0x7FFF_FFFF
+            part.cut(slices: 1, parts: 1, index: 0)
+            part.footer.filteredBytes = 0x7FFF_FFFF * (0x7FFF_FFFF * 3 + 1)
+        },
+    ]
+
+    @Test("a forged number in a part: refused with one line and exit 65, peak memory under 100 MiB", arguments: numbers)
+    func forgedNumber(forgery: Forgery) throws {
+        let folder = try PartRefusalTests.partsFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var part = ForgedPart(try PartRefusalTests.bytes(folder, "p1"))
+        forgery.edit(&part)
+        try PartRefusalTests.write(part.bytes, folder, "forged")
+        for files in [["forged"], ["p0", "forged", "p2"]] {
+            let before = contents(of: folder)
+            let result = try MandelProcess.run(
+                ["join"] + files + ["-o", "out.png"], in: folder,
+                launch: MandelProcess.Launch(shellSetup: "exec /usr/bin/time -f 'peak %M' \"$0\" \"$@\"; :"),
+                deadline: 30)
+            // time(1) adds "Command exited with non-zero status 65" and the peak after mandel's own line.
+            let lines = result.standardError.split(separator: "\n").filter { !$0.hasPrefix("Command exited") }
+            #expect(result.status == 65, "\(forgery.name), \(files): \(result.standardError)")
+            #expect(lines.count == 2 && lines[0].hasPrefix("mandel: '"), "\(forgery.name): \(result.standardError)")
+            let peak = lines.last.flatMap { Int($0.dropFirst(5)) } ?? .max
+            #expect(peak < 100 << 10, "\(forgery.name), \(files): peak resident \(peak) KiB")
+            #expect(contents(of: folder) == before, "\(forgery.name): left \(contents(of: folder))")
+        }
+    }
+
+    /// Forgeries that agree with themselves in every part given: each once joined with exit 0 into a PNG
+    /// that a checker rejects.
+    static let consistent: [Forgery] = [
+        Forgery(name: "IHDR height 100,000") { $0.setIHDR(100_000, at: 4) },
+        Forgery(name: "IHDR height 99 (one row fewer)") { $0.setIHDR(99, at: 4) },
+        Forgery(name: "IHDR width 121") { $0.setIHDR(121, at: 0) },
+        Forgery(name: "IHDR colour type RGB") { part in part.editHeadChunk(at: 8) { $0[9] = 2 } },
+        Forgery(name: "IHDR bit depth 16") { part in part.editHeadChunk(at: 8) { $0[8] = 16 } },
+        Forgery(name: "IHDR interlaced") { part in part.editHeadChunk(at: 8) { $0[12] = 1 } },
+        Forgery(name: "a tEXt keyword emptied") { part in
+            part.editHeadChunk(at: 33) { data in data.removeSubrange(0..<data.firstIndex(of: 0)!) }
+        },
+        Forgery(name: "a tEXt chunk's CRC-32 wrong") { part in
+            part.header.pngHead[33 + 12 + Int(ForgedPart.word(part.header.pngHead, at: 33)) - 1] ^= 1
+        },
+        Forgery(name: "an IEND chunk in the head") { part in
+            part.header.pngHead += ForgedPart.chunk(type: Array("IEND".utf8), data: [])
+        },
+    ]
+
+    @Test("the same forged field in every part: refused, never a PNG a checker rejects", arguments: consistent)
+    func forgedEverywhere(forgery: Forgery) throws {
+        let folder = try PartRefusalTests.partsFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for index in 0..<3 {
+            var part = ForgedPart(try PartRefusalTests.bytes(folder, "p\(index)"))
+            forgery.edit(&part)
+            try PartRefusalTests.write(part.bytes, folder, "f\(index)")
+        }
+        try PartRefusalTests.expectJoinRefused(["f0", "f1", "f2"], in: folder, status: 65, mentioning: "is damaged")
+    }
+
+    /// Forgeries of one part's image data or footer, every CRC-32 recomputed: only inflating the
+    /// stream, or the rows its header names, can tell.
+    static let data: [Forgery] = [
+        Forgery(name: "the footer's Adler-32 + 1") { $0.footer.adler &+= 1 },
+        Forgery(name: "the footer's filtered bytes + 1") { $0.footer.filteredBytes += 1 },
+        Forgery(name: "a byte in the middle of a chunk's data") { part in
+            part.editChunk(part.chunks.count / 2) { $0[$0.count / 2] ^= 0x55 }
+        },
+        Forgery(name: "a chunk's last data byte") { part in part.editChunk(0) { $0[$0.count - 1] ^= 0x01 } },
+        Forgery(name: "a chunk emptied") { part in part.editChunk(0) { $0 = [] } },
+        Forgery(name: "two chunks swapped") { part in part.chunks.swapAt(0, 1) },
+        Forgery(name: "a chunk's data doubled") { part in part.editChunk(0) { $0 += $0 } },
+    ]
+
+    @Test("a part's image data or footer forged: refused, never a PNG a checker rejects", arguments: data)
+    func forgedData(forgery: Forgery) throws {
+        let folder = try PartRefusalTests.partsFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["p0", "p1", "p2"] {
+            var part = ForgedPart(try PartRefusalTests.bytes(folder, name))
+            forgery.edit(&part)
+            try PartRefusalTests.write(part.bytes, folder, "forged")
+            let files = ["p0", "p1", "p2"].map { $0 == name ? "forged" : $0 }
+            try PartRefusalTests.expectJoinRefused(files, in: folder, status: 65, mentioning: "is damaged")
+            // To standard output the parts are checked before the first byte.
+            let result = try MandelProcess.run(["join"] + files + ["-o", "-"], in: folder)
+            expectRefusal(result, status: 65, mentioning: "is damaged")
+            #expect(result.standardOutput.isEmpty, "\(forgery.name): bytes on standard output")
+            try FileManager.default.removeItem(atPath: folder + "/forged")
+        }
+    }
+
+    @Test("taken apart and put together unchanged, parts join into the one-machine PNG (the forger is exact)")
+    func unchangedRoundTrip() throws {
+        let folder = try PartRefusalTests.partsFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let one = try MandelProcess.run(["render"] + PartRefusalTests.picture + ["-o", "one.png"], in: folder)
+        #expect(one.status == 0)
+        for index in 0..<3 {
+            let bytes = try PartRefusalTests.bytes(folder, "p\(index)")
+            let rebuilt = ForgedPart(bytes).bytes
+            #expect(rebuilt == bytes, "part \(index) rebuilt differs")
+            try PartRefusalTests.write(rebuilt, folder, "r\(index)")
+        }
+        let joined = try MandelProcess.run(["join", "r2", "r0", "r1", "-o", "joined.png"], in: folder)
+        #expect(joined.status == 0, "\(joined.standardError)")
+        #expect(try PartRefusalTests.bytes(folder, "joined.png") == PartRefusalTests.bytes(folder, "one.png"))
+    }
+}
