@@ -114,7 +114,12 @@ package enum ValueParsing {
         else {
             throw Refusal(description: "give WxH or N with whole numbers, such as 1200x800 or 64")
         }
-        let sides = try parts.map { try integer($0, allowed: "from 1 to \(maximum) for each side") }
+        let sides = try parts.map { part in
+            guard let side = Int(part.trimmingBlanks) else {
+                throw Refusal(description: "out of range: give WxH or N, each side from 1 to \(maximum)")
+            }
+            return side
+        }
         let width = sides[0]
         let height = sides.count == 2 ? sides[1] : sides[0]
         guard (1...maximum).contains(width), (1...maximum).contains(height) else {

@@ -61,9 +61,9 @@ struct InputRuleTests {
             (["--supersample", "99999999999999999999"], "from 1 to 8"),
             (["--preview", "9223372036854775808"], "from 2 to 65536"),
             (["--merge-batch", "99999999999999999999"], "from 1 to 1048576"),
-            (["--tile", "9223372036854775808"], "from 1 to 2147483647 for each side"),
-            (["--tile", "4x99999999999999999999"], "from 1 to 2147483647 for each side"),
-            (["--size", "9223372036854775808x4"], "from 1 to 2147483647 for each side"),
+            (["--tile", "9223372036854775808"], "WxH or N, each side from 1 to 2147483647"),
+            (["--tile", "4x99999999999999999999"], "WxH or N, each side from 1 to 2147483647"),
+            (["--size", "9223372036854775808x4"], "WxH or N, each side from 1 to 2147483647"),
             (["--band-height", "99999999999999999999"], "of 1 or more, at most 9223372036854775807"),
             (["--parts", "99999999999999999999"], "of 1 or more, at most 9223372036854775807"),
             (["--frames", "99999999999999999999"], "of 1 or more, at most 9223372036854775807"),
@@ -72,7 +72,8 @@ struct InputRuleTests {
         let outcome = refusal(RenderCommand.self, arguments)
         #expect(outcome?.status == 64)
         #expect(
-            outcome?.message.contains("out of range: give a whole number \(range)") == true,
+            outcome?.message.contains("out of range: give \(range.hasPrefix("WxH") ? "" : "a whole number ")\(range)")
+                == true,
             "\(arguments): \(outcome?.message ?? "accepted")")
         #expect(outcome?.message.contains("-9223372036854775808") == false, "\(outcome?.message ?? "")")
     }
