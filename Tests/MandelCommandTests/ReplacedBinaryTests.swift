@@ -42,7 +42,14 @@ struct ReplacedBinaryTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let copy = folder + "/mandel"
-        try FileManager.default.copyItem(atPath: MandelProcess.executable.path, toPath: copy)
+        // Copied by cp, not in this process: a descriptor open for writing here is inherited by whatever the
+        // suite's other tests start meanwhile, and the copy's exec then fails with ETXTBSY (seen in CI: 126).
+        let copier = Process()
+        copier.executableURL = URL(fileURLWithPath: "/bin/cp")
+        copier.arguments = [MandelProcess.executable.path, copy]
+        try copier.run()
+        copier.waitUntilExit()
+        try #require(copier.terminationStatus == 0)
         let render = Process()
         render.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         render.arguments =
