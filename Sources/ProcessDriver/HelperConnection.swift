@@ -30,8 +30,9 @@ final class HelperConnection {
     private let deadline: UInt64
     /// When each tile not yet answered was asked for, by its index.
     private var requestTimes: [Int: UInt64] = [:]
-    /// Where frames are read to; it grows to the longest frame.
-    private var buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
+    /// Where frames are read to; it grows to the longest frame. Allocated last in init: an init that throws
+    /// before every property is set runs no deinit, and would leak it.
+    private var buffer: UnsafeMutableRawBufferPointer
 
     /// Starts a helper; ``handshake(recipe:startupNanoseconds:)`` then gives it its work.
     init(executable: String, slot: Int, generation: Int, deadlineNanoseconds: UInt64) throws(Breakdown) {
@@ -50,6 +51,7 @@ final class HelperConnection {
         } catch {
             throw Breakdown(description: error.description)
         }
+        buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 8)
     }
 
     /// Sends the helper `recipe` and waits for its `ready`, at most `startupNanoseconds` (a
