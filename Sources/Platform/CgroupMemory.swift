@@ -9,12 +9,24 @@
 /// sees it (in a container, its own cgroup is often that root).
 public enum CgroupMemory {
     /// The least room left in any of this process's cgroups, or nil when none limits memory.
-    public static func room(
-        cgroups: String? = SystemFile.text("/proc/self/cgroup"),
-        mounts: String? = SystemFile.text("/proc/self/mountinfo")
-    ) -> Int? {
+    public static func room() -> Int? {
+        guard let cgroups = ownCgroups else { return nil }
+        return room(cgroups: cgroups, hierarchies: ownHierarchies)
+    }
+
+    /// The least room left in the cgroups `cgroups` (`/proc/self/cgroup`'s text) names, in the hierarchies
+    /// `mounts` (`/proc/self/mountinfo`'s text) mounts.
+    public static func room(cgroups: String?, mounts: String?) -> Int? {
         guard let cgroups, let mounts else { return nil }
-        let hierarchies = Hierarchy.mounted(in: mounts)
+        return room(cgroups: cgroups, hierarchies: Hierarchy.mounted(in: mounts))
+    }
+
+    /// This process's cgroups and the hierarchies mounted, read once: a render's memory check (each of the
+    /// server's tiles makes one) then reads only the limits and usages, which change.
+    private static let ownCgroups = SystemFile.text("/proc/self/cgroup")
+    private static let ownHierarchies = SystemFile.text("/proc/self/mountinfo").map(Hierarchy.mounted) ?? []
+
+    private static func room(cgroups: String, hierarchies: [Hierarchy]) -> Int? {
         var rooms: [Int] = []
         for line in cgroups.split(separator: "\n") {
             // "ID:CONTROLLERS:PATH": "0::/user.slice/…" for v2, "4:memory:/job_7/step_0" for v1.
