@@ -5,20 +5,29 @@ extension ExplorerPageTests {
     /// The costly view: inside the period-3 bulb (nucleus −0.12256 + 0.74486i, which the kernel
     /// does not skip as it skips the main cardioid and the period-2 bulb), where every pixel runs
     /// to the iteration limit, so that every tile costs the same: 3.7 processor-seconds, 1.9 s on
-    /// two workers of the AMD EPYC it was measured on. The pans go right twice and back left
-    /// twice, five times, so that the viewport stays inside the bulb (its whole 2304×800-pixel path
-    /// is in the set at zoom 100) and ends where it began, whose 20 tiles the page then renders again.
+    /// two workers of the AMD EPYC it was measured on. The pans go right three times and back left
+    /// three times, four times over, so that the tiles stay inside the bulb (every row of the
+    /// 2816×1024 pixels their path covers is in the set at zoom 100, which reaches about 2,000
+    /// pixels left of the centre and 2,900 right) and end where they began, whose 20 tiles the
+    /// page then renders again.
+    ///
+    /// Three pans, because at 1,536 pixels from the start no tile the page sent before the pans is
+    /// within the page's keeping margin (a tile's width beyond the viewport), so the one the server
+    /// is rendering is aborted, whichever it is. With two (1,024 pixels), the tiles of one column
+    /// stay kept all the way, and when the server's first tile was one of them (the six first
+    /// requests arrive on six connections in any order), nothing was cancelled while rendering.
     ///
     /// The cost is what the 5% bound on wasted processor time needs: the waste is the one tile
     /// rendering when the pans begin, until its cancel takes effect, and the server counts the
-    /// whole process's processor time over that render, the parsing of the pans' 60 requests
+    /// whole process's processor time over that render, the parsing of the pans' requests
     /// included (36 ms each in a debug build): 0.9 to 2.5 processor-seconds seen on a loaded
     /// 2-core machine, the cancel taking up to 0.75 s there, against the 20 tiles of the view the
     /// pans end on (75 processor-seconds).
     static let costlyView = "center=-0.1417611669,0.7448617666&zoom=100&iterations=400000&strategy=gcd"
-    static let pans = Array(repeating: [[-512, 0], [-512, 0], [512, 0], [512, 0]], count: 5).flatMap { $0 }
+    static let pans = Array(repeating: [[-512, 0], [-512, 0], [-512, 0], [512, 0], [512, 0], [512, 0]], count: 4)
+        .flatMap { $0 }
 
-    /// Fast panning: 20 pans of 512 pixels, 50 ms apart, on the costly view, then the page fills.
+    /// Fast panning: 24 pans of 512 pixels, 50 ms apart, on the costly view, then the page fills.
     ///
     /// The page's log and the server's counts must agree: a tile the page aborted before its
     /// answer began is one the server cancelled (waiting or rendering) or, if the render had just
@@ -32,7 +41,7 @@ extension ExplorerPageTests {
     func fastPanningCancels() async throws {
         try await Explorer.with(serving: ["--cancel-by", "flag", "--workers", "2"]) { explorer in
             try await explorer.browser.navigate(to: explorer.server.absoluteString + "?" + Self.costlyView)
-            // 20 pans of 512 pixels, 50 ms apart, timed by the page's own clock, from the moment the
+            // 24 pans of 512 pixels, 50 ms apart, timed by the page's own clock, from the moment the
             // page is ready (its first tiles sent): a first tile that renders on while the test
             // waits for another command is processor time the pans did not waste.
             let panTimes: [Double] = try await explorer.browser.executeAsync(
