@@ -226,10 +226,20 @@ package enum DeepLocation {
 /// A tile that renders for tens of seconds: inside the period-3 bulb, which the kernel's
 /// shortcuts (the main cardioid, the period-2 bulb) do not cover, every pixel iterates to the
 /// limit. Between two looks at the cancel flag a worker renders one row of a 64-pixel tile,
-/// 64 × 1,000,000 iterations (0.02 s here), and the whole window 6.5 × 10¹⁰ (over 20 s of processor time).
+/// 64 × 5,000,000 iterations (0.06 s here), and the whole window 3.3 × 10¹¹: about 45
+/// processor-seconds, over 20 s on two processors (measured: 9.1 processor-seconds at 1,000,000
+/// iterations, 6.5 s of wall time, on a machine building beside it).
 package enum SlowTile {
+    /// How long a cancel or a stop may take to end the slow tile, on a machine busy with the rest
+    /// of the suite. The tile alone takes over 20 s, so an end within 5 s is the cancel's, not
+    /// the tile's own; a quiet machine takes 0.01 to 0.2 s, and the suite's load stretched a
+    /// `tasks` cancel to 1.7 s (CI, 2026-11-27, against the 1 s bound it had then). The bound
+    /// tells a cancel that works from one that waits for the tile: how fast a cancel is on a
+    /// quiet machine is measured by the page's benchmark, not here.
+    package static let endBound = 5.0
+
     /// `/tile?…` of a 256×256 window (the page's tile side; sixteen 64×64 tiles) in the middle of the bulb.
-    package static func target(strategy: String, iterations: Int = 1_000_000) -> String {
+    package static func target(strategy: String, iterations: Int = 5_000_000) -> String {
         "/tile?strategy=\(strategy)&size=512x512&center=-0.1225,0.7449&zoom=30&iterations=\(iterations)"
             + "&window=128,128,256,256"
     }
@@ -242,7 +252,7 @@ package enum SlowTile {
 
 /// Checks what `/stats` says of one tile cancelled while it rendered, `secondsSinceSent` after it
 /// was sent: counted once, never sent, processor time spent and wasted (at most what the
-/// processors could do meanwhile), and a cancel latency above 0 and under a second.
+/// processors could do meanwhile), and a cancel latency above 0 and under ``SlowTile/endBound``.
 package func expectOneCancelledRendering(
     _ stats: StatsReading, strategy: String, secondsSinceSent: Double,
     sourceLocation: SourceLocation = #_sourceLocation
@@ -266,7 +276,7 @@ package func expectOneCancelledRendering(
     #expect(
         afterCancel >= 0 && afterCancel <= wasted && afterCancel <= latency * processors + 0.05,
         "cpu_seconds_after_cancel \(afterCancel), wasted \(wasted), latency \(latency)", sourceLocation: sourceLocation)
-    #expect(latency > 0 && latency < 1, "cancel latency \(latency) s", sourceLocation: sourceLocation)
+    #expect(latency > 0 && latency < SlowTile.endBound, "cancel latency \(latency) s", sourceLocation: sourceLocation)
     #expect(stats.percentile("cancel_latency_seconds", "p50", of: strategy) == latency, sourceLocation: sourceLocation)
     #expect(stats.percentile("render_seconds", "max", of: strategy).isNaN, "none sent", sourceLocation: sourceLocation)
 }
