@@ -216,8 +216,9 @@ package struct ViewOptions: ParsableArguments {
         return Viewport(centerReal: point.real, centerImaginary: point.imaginary, zoom: zoom?.value ?? 1)
     }
 
-    /// The view rendered by perturbation: with `--precision perturbation`, or by default where `Double`
-    /// cannot separate neighbouring pixels of a zoom above 1; nil for `Double`.
+    /// The view rendered by perturbation: with `--precision perturbation`, or by default from a zoom
+    /// of 10⁶ (``DeepView/defaultPerturbationZoomExponent``) or where `Double` cannot separate
+    /// neighbouring pixels of a zoom above 1; nil for `Double`.
     package var deepView: DeepView? {
         guard preset == nil, precision != .double else { return nil }
         // A Julia set keeps Double (and its warning) unless perturbation is asked for, which it then refuses.
@@ -229,11 +230,15 @@ package struct ViewOptions: ParsableArguments {
             centerReal: realText, centerImaginary: imaginaryText, zoom: zoom?.text ?? "1", usesTable: bla != .off)
     }
 
-    /// Whether a zoom above 1 is too deep for `Double`: the zoom itself overflows, or neighbouring samples coincide.
+    /// Whether a zoom above 1 is too deep for `Double`: the zoom itself overflows, it is 10⁶ or
+    /// deeper (where Double's rounding gets some counts wrong), or neighbouring samples coincide.
     private var doubleCannotResolve: Bool {
         let zoomValue = zoom?.value ?? 1
         guard zoomValue > 1 else { return false }
         guard zoomValue.isFinite else { return true }
+        if let zoom, DeepView.decimalExponent(ofZoom: zoom.text) >= DeepView.defaultPerturbationZoomExponent {
+            return true
+        }
         let point = center ?? Self.defaultCenter
         guard point.isFinite else { return false }
         let view = Viewport(centerReal: point.real, centerImaginary: point.imaginary, zoom: zoomValue)

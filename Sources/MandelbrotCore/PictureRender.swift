@@ -260,6 +260,7 @@ public final class PictureRender: Sendable {
         let histogram =
             job.colorScheme == .histogram ? EscapeHistogram(limit: job.kernelLimit, sharing: settings.sharing) : nil
         var deepReference: DeepReference?
+        let exactPixels = ExactPixelTally()
         // A reference taken from `references` cost this render no serial time.
         var reusedReference = false
         let run = RenderWork.RunContext(
@@ -284,7 +285,9 @@ public final class PictureRender: Sendable {
                 previewTiles: previewRecords,
                 centreDoneSeconds: plan.bandCount == 1
                     ? RenderReport.centreDone(records[.coloring] ?? [], size: job.size) : nil, recovery: run.recovery,
-                deepPhases: reusedReference ? deepReference?.reportedPhases.reused : deepReference?.reportedPhases)
+                deepPhases: reusedReference ? deepReference?.reportedPhases.reused : deepReference?.reportedPhases,
+                deepUntrustedPixels: strategy.workersBuildTheTable || deepReference == nil
+                    ? nil : (exactPixels.counted, exactPixels.left))
         }
 
         // A deep view's serial part: the reference orbit (its table built beside it), before any pixel.
@@ -313,7 +316,7 @@ public final class PictureRender: Sendable {
             }
             serialProgress.enter(.pixels)
         }
-        let samples = SampleCounter(job: job, grid: grid, deep: deepReference)
+        let samples = SampleCounter(job: job, grid: grid, deep: deepReference, exactPixels: exactPixels)
 
         for pass in job.passes {
             let slots = zip(canvases, recorders).map { canvas, recorder in
@@ -337,7 +340,8 @@ public final class PictureRender: Sendable {
                     slots: [BandPipeline.Slot(canvas: preview.canvas, counts: nil, recorder: preview.recorder)],
                     sink: nil, cancellation: cancellation, keepsTileRecords: true, origin: start)
                 let previewRenderer = self.renderer(
-                    for: .coloring, samples: SampleCounter(job: preview.job, grid: preview.grid, deep: deepReference),
+                    for: .coloring, samples: SampleCounter(
+                        job: preview.job, grid: preview.grid, deep: deepReference, exactPixels: exactPixels),
                     histogram: nil)
                 let previewWork = RenderWork(
                     plan: preview.plan, firstTile: 0, of: preview.plan, order: .rows,

@@ -38,15 +38,20 @@ public struct RenderReport: Sendable {
     public let workRetried: Int
     /// For a deep view, the serial parts' times: the reference orbit and the BLA table.
     public let deepPhases: DeepPhases?
+    /// For a deep view whose pixels were counted in this process, those whose Double steps could
+    /// not decide their count: counted again in MPFR, and left as they were (past the MPFR budget);
+    /// nil otherwise (helpers count their own).
+    public let deepUntrustedPixels: (counted: Int, left: Int)?
 
     public init(
         strategy: String, wallSeconds: Double, cpu: CPUTime, tiles: [TileRecord], countingTiles: [TileRecord] = [],
         plannedWorkers: Int, cancelRequestedSeconds: Double? = nil, processorNanosecondsAtCompletion: UInt64? = nil,
         startNanoseconds: UInt64 = 0, merge: MergeStatistics? = nil, firstPictureSeconds: Double? = nil,
         previewTiles: [TileRecord] = [], centreDoneSeconds: Double? = nil, recovery: RecoveryTally? = nil,
-        deepPhases: DeepPhases? = nil
+        deepPhases: DeepPhases? = nil, deepUntrustedPixels: (counted: Int, left: Int)? = nil
     ) {
         self.deepPhases = deepPhases
+        self.deepUntrustedPixels = deepUntrustedPixels
         helperCrashes = recovery?.helperCrashes ?? 0
         workRetried = recovery?.workRetried ?? 0
         self.previewTiles = Self.numberedInPass(previewTiles)

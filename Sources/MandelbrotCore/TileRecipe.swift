@@ -340,6 +340,7 @@ extension SampleCounter {
         self.usefulLimit = usefulLimit
         self.julia = julia
         self.deep = deep
+        exactPixels = ExactPixelTally()
     }
 }
 

@@ -6,6 +6,22 @@ package import MandelbrotCore
 import Platform
 import Probes
 
+/// Why a view is rendered with `Double` (the vector kernel) or by perturbation.
+package enum PrecisionReason: String, Sendable {
+    /// `Double` by default: a zoom below 10⁶ whose samples stay distinct.
+    case shallow
+    /// Perturbation by default: a zoom of 10⁶ or deeper (``DeepView/defaultPerturbationZoomExponent``).
+    case deepZoom = "deep-zoom"
+    /// Perturbation by default: neighbouring samples coincide in `Double`.
+    case samplesCoincide = "samples-coincide"
+    /// `--precision` chose against the default.
+    case asked
+    /// `--julia` renders with `Double` only.
+    case julia
+    /// The preset's picture, always `Double`.
+    case preset
+}
+
 /// What a render is, settled before it starts. Every output of the run (the line, the
 /// JSON, the PNG's text chunks, the trace's and the maps' titles) states these facts, so
 /// none can disagree with another.
@@ -23,8 +39,8 @@ package struct RenderFacts {
     package let output: String
     /// The zoom from which neighbouring pixels coincide at this centre, if the view is past it.
     package let precisionLimit: Double?
-    /// Whether the view is rendered by perturbation though `Double` resolves it (`--precision perturbation`).
-    package let doubleResolvesDeepView: Bool
+    /// Why the view is rendered as it is (``PrecisionReason``).
+    package let precisionReason: PrecisionReason
     /// The order the tiles were asked to be rendered in.
     package let order: TileOrder
     /// Where the preview is written, if anywhere.
@@ -82,11 +98,19 @@ package struct RenderFacts {
                 width: picture.width * job.supersampling, height: picture.height * job.supersampling)
             let coincide = viewport.hasCoincidentSamples(for: grid)
             precisionLimit = job.deep == nil && coincide ? viewport.precisionLimit(for: grid) ?? viewport.zoom : nil
-            // A deep view whose Doubles still tell its pixels apart was asked for by --precision.
-            doubleResolvesDeepView = job.deep != nil && !coincide
+            let deepZoom =
+                (job.deep?.zoomExponent ?? log10(viewport.zoom)) >= DeepView.defaultPerturbationZoomExponent
+            precisionReason =
+                switch (job.deep != nil, coincide, deepZoom) {
+                case (true, true, _): .samplesCoincide
+                case (true, false, true): .deepZoom
+                case (true, false, false): .asked
+                case (false, false, false): .shallow
+                case (false, _, _): job.julia != nil ? .julia : .asked
+                }
         } else {
             precisionLimit = nil
-            doubleResolvesDeepView = false
+            precisionReason = .preset
         }
     }
 
@@ -102,12 +126,18 @@ package struct RenderFacts {
     package var deepNote: String? {
         guard let deep = job.deep else { return nil }
         let reason =
-            doubleResolvesDeepView
-            ? "--precision perturbation: Double resolves --zoom \(deep.zoom) here, but rendering by "
-            : "--zoom \(deep.zoom) is past what Double resolves (about 1e13 at most centres): rendering by "
+            switch precisionReason {
+            case .samplesCoincide:
+                "--zoom \(deep.zoom) is past what Double resolves (about 1e13 at most centres): rendering by "
+            case .deepZoom:
+                "--zoom \(deep.zoom) is 1e6 or deeper, where Double's rounding gets some pixels' counts wrong: "
+                    + "rendering by "
+            default: "--precision perturbation: Double resolves --zoom \(deep.zoom) here, but rendering by "
+            }
         return reason
             + "perturbation of one reference orbit computed in GNU MPFR (\(deep.precisionBits(for: job.deepReach.pictureSamples)) bits)"
             + (deep.usesTable ? " with BLA" : ", every step")
+            + ", the pixels its Doubles cannot decide counted again in MPFR"
     }
 
     /// The output's name as messages show it.
@@ -220,7 +250,17 @@ package struct RenderSummary {
         }
         if let samples = behaviour.samples { text += " | peak \(samples.peakThreads) threads" }
         if let merge = report.merge { text += " | " + WorkloadText.describe(merge) }
-        if let phases = report.deepPhases { text += " | " + DeepText.describe(phases, wallSeconds: report.wallSeconds) }
+        if let phases = report.deepPhases {
+            text += " | " + DeepText.describe(phases, wallSeconds: report.wallSeconds)
+            if let untrusted = report.deepUntrustedPixels {
+                if untrusted.counted > 0 {
+                    text += "; \(untrusted.counted) \(untrusted.counted == 1 ? "pixel" : "pixels") counted again in MPFR"
+                }
+                if untrusted.left > 0 {
+                    text += "; \(untrusted.left) \(untrusted.left == 1 ? "pixel" : "pixels") uncertain (too long to count in MPFR)"
+                }
+            }
+        }
         if let first = report.firstPictureSeconds {
             text += " | preview on the main queue at \(NumberFormat.seconds(first))"
         }

@@ -71,6 +71,8 @@ package struct RenderJSON: Encodable {
     package let workRetried: Int
     /// `double` or `perturbation`: how the pixels were computed.
     package let precision: String
+    /// Why (``PrecisionReason``): `shallow`, `deep-zoom`, `samples-coincide`, `asked`, `julia` or `preset`.
+    package let precisionReason: String
     /// Deep views only (null otherwise): the table of bilinear approximations on or off.
     @OrNull package var bla: Bool?
     /// The serial parts of a deep render, before any pixel: the reference orbit in MPFR and the table.
@@ -84,6 +86,11 @@ package struct RenderJSON: Encodable {
     /// The serial parts' share of the wall time, and what it leaves two workers (Amdahl's law).
     @OrNull package var serialShare: Double?
     @OrNull package var twoWorkerBound: Double?
+    /// Deep views: the pixels whose Double steps could not decide their count, counted again in
+    /// MPFR, and those left with their Double counts, past the MPFR budget (null for `double`, and
+    /// for the `process` strategy, whose helpers count their own).
+    @OrNull package var exactPixels: Int?
+    @OrNull package var uncertainPixels: Int?
 
     package init(_ summary: RenderSummary) {
         let (facts, report, behaviour) = (summary.facts, summary.report, summary.behaviour)
@@ -154,6 +161,7 @@ package struct RenderJSON: Encodable {
         helperCrashes = report.helperCrashes
         workRetried = report.workRetried
         precision = job.deep == nil ? PrecisionMode.double.rawValue : PrecisionMode.perturbation.rawValue
+        precisionReason = facts.precisionReason.rawValue
         bla = job.deep?.usesTable
         if let phases = report.deepPhases {
             let share = DeepText.serialShare(phases, wallSeconds: report.wallSeconds)
@@ -165,6 +173,8 @@ package struct RenderJSON: Encodable {
             pixelSeconds = max(0, report.wallSeconds - phases.orbitSeconds - phases.tableSeconds)
             serialShare = share
             twoWorkerBound = DeepText.amdahlBound(serialShare: share, workers: 2)
+            exactPixels = report.deepUntrustedPixels?.counted
+            uncertainPixels = report.deepUntrustedPixels?.left
         }
     }
 }

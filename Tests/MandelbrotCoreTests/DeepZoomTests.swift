@@ -167,7 +167,7 @@ struct DeepZoomTests {
                     for y in 0..<side {
                         _ = countRow(
                             &context, offsets, -offsets[y], Int32(side), UInt64(iterations), usesTable,
-                            counts.baseAddress! + y * side, nil)
+                            counts.baseAddress! + y * side, nil, nil)
                     }
                 }
                 return counts
@@ -193,7 +193,7 @@ struct DeepZoomTests {
     /// deep_count_row's signature, for the tests that count one picture several ways.
     typealias DeepCountRow = (
         UnsafePointer<deep_context>?, UnsafePointer<Double>?, Double, Int32, UInt64, Int32,
-        UnsafeMutablePointer<UInt32>?, UnsafeMutablePointer<Float>?
+        UnsafeMutablePointer<UInt32>?, UnsafeMutablePointer<Float>?, UnsafeMutablePointer<UInt64>?
     ) -> UInt64
 
     /// Eight pixels of an 8×8 picture: the corners, two on the diagonal, two off it.

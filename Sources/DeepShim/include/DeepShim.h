@@ -80,7 +80,20 @@ typedef struct {
     /// entry starts), one load a step for the lanes and for a pixel stepped alone (deep_prepare_lanes);
     /// NULL until prepared, and then pixels are stepped apart, reading the orbit and entry_radii.
     double *lane_steps;
+    /// The view in MPFR, for the pixels whose Double steps cannot be trusted (see deep_count_row);
+    /// NULL to keep their Double counts. Owned by the caller (deep_exact_view_new).
+    const struct deep_exact_view *exact;
 } deep_context;
+
+/// A view's centre and zoom in MPFR with `bits` of precision, for counting single pixels
+/// exactly: NULL when out of memory or a text is not a number. Free with deep_exact_view_free.
+struct deep_exact_view *deep_exact_view_new(const char *re, const char *im, const char *zoom, long bits);
+void deep_exact_view_free(struct deep_exact_view *view);
+/// The escape count of the sample at dc = (offset_re + i·offset_im) / zoom from the centre,
+/// every step in MPFR (the view's bits and 64 more), and z where it escaped (as Doubles).
+uint64_t deep_exact_pixel(
+    const struct deep_exact_view *view, double offset_re, double offset_im, uint64_t limit, double *escaped_re,
+    double *escaped_im);
 
 /// Computes the reference orbit of c = re + i·im (decimal strings) with `bits` of precision,
 /// up to `limit` steps or escape (|Z|² > 4), into `context->orbit` (2·(limit + 1) doubles) and its
@@ -134,15 +147,21 @@ void deep_free_context(deep_context *context);
 /// Counts `count` samples of one row: sample i is at dc = (offsets_re[i] + i·offset_im) / zoom.
 /// Writes counts (the limit for points that do not escape) and, when `smooth` is not NULL,
 /// smooth values. Returns the useful iterations.
+///
+/// Each pixel carries a bound on the absolute error of its Double delta, grown as each step
+/// amplifies it (by 2·|Z + z|) and adds its rounding. A pixel whose bound passes 2^-30, or
+/// whose escape is within the bound of the bailout, may have the wrong count: with
+/// `context->exact` set, it is counted again in MPFR (deep_exact_pixel) where that costs at most
+/// 2^25 bits × steps. `untrusted` (when not NULL) counts them: [0] those counted again, [1] all.
 uint64_t deep_count_row(
     const deep_context *context, const double *offsets_re, double offset_im, int count, uint64_t limit,
-    int use_table, uint32_t *counts, float *smooth);
+    int use_table, uint32_t *counts, float *smooth, uint64_t *untrusted);
 
 /// deep_count_row with every pixel stepped on its own, none in lanes beside others: the same counts,
 /// for the tests that check so.
 uint64_t deep_count_row_apart(
     const deep_context *context, const double *offsets_re, double offset_im, int count, uint64_t limit,
-    int use_table, uint32_t *counts, float *smooth);
+    int use_table, uint32_t *counts, float *smooth, uint64_t *untrusted);
 
 /// The escape count of one pixel of the view, every step in MPFR with `bits` of precision:
 /// pixel (x, y) of a width × height picture samples re = cx + (x + 0.5 − W/2)·s,

@@ -8,7 +8,10 @@ import Platform
 
 extension DeepReference {
     /// The bytes ``encode(to:)`` writes.
-    var encodedBytes: Int { 16 * (Int(context.length) + 1) + 32 * Int(context.tiny_count) + 66 }
+    var encodedBytes: Int {
+        16 * (Int(context.length) + 1) + 32 * Int(context.tiny_count) + 66 + 16
+            + exactView.centerReal.utf8.count + exactView.centerImaginary.utf8.count + exactView.zoom.utf8.count
+    }
 
     /// The orbit, its tiny steps, the view's numbers and whether pixels use the table.
     ///
@@ -29,6 +32,10 @@ extension DeepReference {
         writer.write(context.extended != 0)
         Self.write(largestDelta, to: &writer)
         writer.write(usesTable)
+        for text in [exactView.centerReal, exactView.centerImaginary, exactView.zoom] {
+            writer.write(array: Array(text.utf8))
+        }
+        writer.write(UInt32(exactView.bits))
     }
 
     /// A reference decoded from `reader` for a grid counted to `limit` steps, its table built
@@ -68,6 +75,7 @@ extension DeepReference {
             context.extended = try reader.readBool() ? 1 : 0
             let largest = try readReal(&reader)
             let usesTable = try reader.readBool()
+            let exactView = try readExactView(&reader)
             guard context.center_re.isFinite, context.center_im.isFinite, context.inverse_zoom.m > 0 else {
                 throw WireReader.Malformed("a reference point or zoom that is not a number")
             }
@@ -76,11 +84,31 @@ extension DeepReference {
                 throw WireReader.Malformed("no memory for an orbit of \(limit) steps")
             }
             UnsafeMutableRawPointer(orbit).copyMemory(from: raw.baseAddress!, byteCount: raw.count)
-            return DeepReference(received: context, orbit: orbit, largestDelta: largest, usesTable: usesTable)
+            return DeepReference(
+                received: context, orbit: orbit, largestDelta: largest, usesTable: usesTable, exactView: exactView)
         } catch {
             deep_free_context(&context)
             throw error
         }
+    }
+
+    /// The view's texts, each a decimal number MPFR reads, and the orbit's precision.
+    private static func readExactView(_ reader: inout WireReader) throws(WireReader.Malformed) -> ExactView {
+        var texts: [String] = []
+        for what in ["centre's real part", "centre's imaginary part", "zoom"] {
+            let bytes = try reader.readArray(UInt8.self, limit: .max)
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard text.utf8.elementsEqual(bytes), deep_is_number(text) != 0 else {
+                throw WireReader.Malformed("the view's \(what) is not a decimal number")
+            }
+            texts.append(text)
+        }
+        let bits = Int(try reader.read(UInt32.self))
+        // A zoom of 1e1000000 (the deepest) over the tallest picture needs about 3.3 million bits.
+        guard (64...4_000_000).contains(bits) else {
+            throw WireReader.Malformed("an orbit precision of \(bits) bits")
+        }
+        return ExactView(centerReal: texts[0], centerImaginary: texts[1], zoom: texts[2], bits: bits)
     }
 
     private static func write(_ value: deep_complex, to writer: inout WireWriter) {

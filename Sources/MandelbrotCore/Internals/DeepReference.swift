@@ -14,6 +14,19 @@ final class DeepReference: @unchecked Sendable {
     /// Seconds other processes spent building their own copies of the table from this orbit
     /// (the longest of each pass's helpers, summed over passes): see ``reportedPhases``.
     private let tableElsewhere = Locked<Double>(0)
+    /// The view as its texts and the orbit's precision: what the pixels that Doubles cannot
+    /// decide are counted with again, in MPFR (and what a helper is sent to do the same).
+    let exactView: ExactView
+    /// The view in MPFR (`context.exact`).
+    private let exactHandle: OpaquePointer?
+
+    /// A deep view's numbers as text, with the precision of its orbit.
+    struct ExactView: Sendable {
+        let centerReal: String
+        let centerImaginary: String
+        let zoom: String
+        let bits: Int
+    }
 
     /// The tolerance of the table's linear steps: the neglected z² at most 2⁻⁵³ of the kept term.
     static let tableTolerance = 0x1p-53
@@ -71,6 +84,9 @@ final class DeepReference: @unchecked Sendable {
                 purpose: "the reference orbit's steps below 2^-960, kept exactly (\(tinySteps) so far, of at most "
                     + "--iterations \(limit))", available: nil)
         }
+        exactView = ExactView(
+            centerReal: view.centerReal, centerImaginary: view.centerImaginary, zoom: view.zoom, bits: bits)
+        exactHandle = Self.attachExact(exactView, to: &context)
         // The lanes' steps, for the pixels computed here (none where the workers are other processes).
         if buildsTable { _ = deep_prepare_lanes(&context) }
         let seconds = MonotonicClock.seconds(since: start)
@@ -86,10 +102,14 @@ final class DeepReference: @unchecked Sendable {
     /// orbit (in `orbit`, 2·(`limit` + 1) doubles from ``allocateOrbit(limit:)``, which this reference
     /// now owns), its tiny steps
     /// and view, but no table, which is built here as the other process would have built it.
-    init(received context: deep_context, orbit: UnsafeMutablePointer<Double>, largestDelta: deep_real, usesTable: Bool)
-    {
+    init(
+        received context: deep_context, orbit: UnsafeMutablePointer<Double>, largestDelta: deep_real, usesTable: Bool,
+        exactView: ExactView
+    ) {
         self.context = context
         self.context.orbit = orbit
+        self.exactView = exactView
+        exactHandle = Self.attachExact(exactView, to: &self.context)
         self.orbit = orbit
         self.largestDelta = largestDelta
         self.usesTable = usesTable
@@ -116,6 +136,15 @@ final class DeepReference: @unchecked Sendable {
     deinit {
         deep_free_context(&context)
         free(orbit)
+        deep_exact_view_free(exactHandle)
+    }
+
+    /// The view in MPFR for `context`'s untrusted pixels. Without memory for it (or with a text
+    /// MPFR cannot read, which the options refuse first) those pixels keep their Double counts.
+    private static func attachExact(_ view: ExactView, to context: inout deep_context) -> OpaquePointer? {
+        let handle = deep_exact_view_new(view.centerReal, view.centerImaginary, view.zoom, view.bits)
+        context.exact = handle
+        return handle
     }
 
     /// Room for the orbit's Z_0 … Z_limit, from the system allocator (free it with `free`): its
@@ -134,16 +163,40 @@ final class DeepReference: @unchecked Sendable {
     }
 
     /// Counts `count` samples at zoom-1 offsets `offsets` (real parts) and `offsetImaginary`
-    /// from the centre; returns their iterations.
+    /// from the centre; returns their iterations, and adds the samples counted again in MPFR to `exactPixels`.
     func count(
         offsets: UnsafePointer<Double>, offsetImaginary: Double, count: Int, limit: Int,
-        into counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?
+        into counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, exactPixels: ExactPixelTally
     ) -> UInt64 {
-        withUnsafePointer(to: context) { context in
+        var untrusted: [UInt64] = [0, 0]
+        let iterations = withUnsafePointer(to: context) { context in
             deep_count_row(
-                context, offsets, offsetImaginary, Int32(count), UInt64(limit), usesTable ? 1 : 0, counts, smooth)
+                context, offsets, offsetImaginary, Int32(count), UInt64(limit), usesTable ? 1 : 0, counts, smooth,
+                &untrusted)
+        }
+        if untrusted[1] > 0 { exactPixels.add(counted: Int(untrusted[0]), untrusted: Int(untrusted[1])) }
+        return iterations
+    }
+}
+
+/// The samples of one render that a deep view's Double steps could not decide: those counted
+/// again in MPFR, and those left with their Double counts (too long to count in MPFR).
+package final class ExactPixelTally: Sendable {
+    private let counts = Locked((counted: 0, untrusted: 0))
+
+    package init() {}
+
+    func add(counted: Int, untrusted: Int) {
+        counts.withLock {
+            $0.counted += counted
+            $0.untrusted += untrusted
         }
     }
+
+    /// The samples counted in MPFR so far.
+    package var counted: Int { counts.withLock { $0.counted } }
+    /// The samples whose Double counts could not be trusted and stand (past the MPFR budget).
+    package var left: Int { counts.withLock { $0.untrusted - $0.counted } }
 }
 
 /// An int that C code polls and a cancel handler sets, freed with the last reference to it.

@@ -9,10 +9,13 @@ struct SampleCounter: Sendable {
     let julia: JuliaConstant?
     /// A deep view's reference orbit and table; the grid then holds zoom-1 offsets from the centre.
     let deep: DeepReference?
+    /// The deep samples counted again in MPFR (see ``DeepReference/count(offsets:offsetImaginary:count:limit:into:smooth:exactPixels:)``).
+    let exactPixels: ExactPixelTally
 
-    init(job: RenderJob, grid: SampleGrid, deep: DeepReference? = nil) {
+    init(job: RenderJob, grid: SampleGrid, deep: DeepReference? = nil, exactPixels: ExactPixelTally = ExactPixelTally()) {
         self.grid = grid
         self.deep = deep
+        self.exactPixels = exactPixels
         kernel = job.kernel
         limit = job.kernelLimit
         usefulLimit = job.iterations
@@ -28,7 +31,7 @@ struct SampleCounter: Sendable {
             if let deep {
                 return deep.count(
                     offsets: realParts.baseAddress! + firstColumn, offsetImaginary: grid.imaginaryParts[row],
-                    count: count, limit: limit, into: counts, smooth: smooth)
+                    count: count, limit: limit, into: counts, smooth: smooth, exactPixels: exactPixels)
             }
             return kernel.countRow(
                 realParts: realParts.baseAddress! + firstColumn, imaginary: grid.imaginaryParts[row], count: count,
