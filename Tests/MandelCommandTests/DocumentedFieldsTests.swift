@@ -114,8 +114,9 @@ struct DocumentedFieldsTests {
     func everyServedFieldDocumented() throws {
         let server = try ServeProcess([])
         defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
-        // A tile first: /stats' latencies and /events' figures have values then, not only nulls.
-        let tile = "/tile?size=256x256&iterations=100&window=0,0,64,64"
+        // A deep tile first: /stats' latencies and /events' figures, its reference orbit's too, have values
+        // then, not only nulls whose keys are not walked.
+        let tile = "/tile?size=256x256&center=-0.75,0.1&zoom=1e15&iterations=200&window=96,96,64,64"
         #expect(try HTTPConnection.get(tile, port: server.port).status == 200)
         var written: [String: Set<String>] = [:]
         for route in ["/stats", "/config", "/view?size=64x64&iterations=100"] {
@@ -132,7 +133,7 @@ struct DocumentedFieldsTests {
             .first { $0.contains("event: stats") }
         let data = try #require(message?.split(separator: "\n").first { $0.hasPrefix("data: ") })
         written["/events"] = try Self.fields(ofOutput: String(data.dropFirst(6)))
-        #expect(written["/stats"]!.contains("cancel_latency_seconds") && written["/events"]!.contains("window_seconds"))
+        #expect(written["/stats"]!.contains("render_seconds") && written["/events"]!.contains("orbit_seconds"))
         let names = try Self.documentedNames()
         for (route, fields) in written.sorted(by: { $0.key < $1.key }) {
             let undocumented = fields.subtracting(names)
