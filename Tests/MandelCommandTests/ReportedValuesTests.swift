@@ -93,6 +93,8 @@ struct ReportedValuesTests {
             let megapixels = try #require(json["megapixels_per_second"] as? Double)
             #expect(abs(megapixels * wall / (160 * 120 / 1e6) - 1) < 1e-6, "\(megapixels) Mpixel/s")
             #expect(json["kernel"] as? String == kernel && json["region"] as? String == "view")
+            // Not a part, and no helper: nothing replaced, nothing sent again.
+            #expect(json["part"] is NSNull && json["helper_crashes"] as? Int == 0 && json["work_retried"] as? Int == 0)
         }
         let preset = try Self.report(["--preset", "benchmarks-game", "--size", "64", "-o", "b.png"], in: folder)
         #expect(preset["region"] as? String == "benchmarks-game")
@@ -103,7 +105,7 @@ struct ReportedValuesTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try MandelProcess.run(
-            ["compare", "--strategies", "gcd", "--warmup", "0", "--runs", "1", "--size", "96x64", "--json", "-"],
+            ["compare", "--strategies", "gcd", "--warmup", "2", "--runs", "3", "--size", "96x64", "--json", "-"],
             in: folder)
         try #require(result.status == 0, "\(result.standardError)")
         let json = try #require(
@@ -111,7 +113,11 @@ struct ReportedValuesTests {
         let machine = try #require(json["machine"] as? [String: Any])
         let swift = try #require(machine["swift"] as? String)
         #expect(swift.contains("6."), "swift: \(swift)")
+        let workload = try #require(json["workload"] as? [String: Any])
+        #expect(workload["warmup"] as? Int == 2 && workload["runs"] as? Int == 3, "\(workload)")
         let results = try #require(json["results"] as? [[String: Any]])
+        // serial, always measured, and gcd: each with its three counted runs.
+        #expect(results.count == 2 && results.allSatisfy { ($0["times"] as? [Double])?.count == 3 })
         for row in results {
             let rate = try #require(row["iterations_per_second"] as? Double)
             // More than nothing, less than 64 processors at 10⁹ iterations a second each.
@@ -127,6 +133,7 @@ struct ReportedValuesTests {
         for index in 0..<2 {
             let json = try Self.report(["--size", "400x300", "--part", "\(index)/2", "-o", "part\(index)"], in: folder)
             #expect(json["picture_width"] as? Int == 400 && json["picture_height"] as? Int == 300, "part \(index)")
+            #expect(json["part"] as? [Int] == [index, 2], "part \(index): \(json["part"] ?? "none")")
             #expect(json["width"] as? Int == 400)
             let height = try #require(json["height"] as? Int)
             #expect(height > 0 && height < 300, "part \(index): \(height) rows")
