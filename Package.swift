@@ -245,7 +245,7 @@ let package = Package(
                 name: "MandelCommandTests",
                 dependencies: [
                     "mandel", "MandelOptions", "RenderModel", "ImageFiles", "MandelbrotCore", "StrategyCatalog",
-                    "ProcessDriver", "Probes", "Deadline", "ProcessTestSupport", propertyBased,
+                    "ProcessDriver", "Probes", "Deadline", "ProcessTestSupport", "DeepShim", propertyBased,
                 ],
                 swiftSettings: sharedSwiftSettings
             ),

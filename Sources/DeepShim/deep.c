@@ -339,12 +339,16 @@ uint64_t deep_oracle_pixel(
 struct deep_exact_view {
     mpfr_t re, im, zoom;
     long bits;
+    /// The sample grid's shorter side: its zoom-1 offsets are (2k + 1 − side)·3 / (2·min_side), as Doubles.
+    long min_side;
 };
 
-struct deep_exact_view *deep_exact_view_new(const char *re, const char *im, const char *zoom, long bits) {
+struct deep_exact_view *deep_exact_view_new(
+    const char *re, const char *im, const char *zoom, long bits, long min_side) {
     struct deep_exact_view *view = malloc(sizeof *view);
     if (!view) return NULL;
     view->bits = bits + 64;
+    view->min_side = min_side;
     mpfr_inits2(view->bits, view->re, view->im, view->zoom, (mpfr_ptr)0);
     if (mpfr_set_str(view->re, re, 10, MPFR_RNDN) != 0 || mpfr_set_str(view->im, im, 10, MPFR_RNDN) != 0
         || mpfr_set_str(view->zoom, zoom, 10, MPFR_RNDN) != 0) {
@@ -360,17 +364,29 @@ void deep_exact_view_free(struct deep_exact_view *view) {
     free(view);
 }
 
+/// offset / zoom, with the offset as the grid means it: the Double offset is k·u rounded, u =
+/// 3 / (2·min_side) and k an odd or even integer, so k is recovered and the point taken exactly
+/// (the pixels the MPFR loop of the tests computes). An offset off that lattice is taken as it is.
+static void exact_offset(const struct deep_exact_view *view, double offset, mpfr_t result) {
+    double unit = 3.0 / (double)view->min_side / 2;
+    double steps = round(offset / unit);
+    if (view->min_side > 0 && fabs(steps) < 0x1p52 && fabs(offset - steps * unit) <= 0x1p-48 * fabs(offset)) {
+        mpfr_set_d(result, steps * 3, MPFR_RNDN);
+        mpfr_div_si(result, result, 2 * view->min_side, MPFR_RNDN);
+    } else {
+        mpfr_set_d(result, offset, MPFR_RNDN);
+    }
+    mpfr_div(result, result, view->zoom, MPFR_RNDN);
+}
+
 uint64_t deep_exact_pixel(
     const struct deep_exact_view *view, double offset_re, double offset_im, uint64_t limit, double *escaped_re,
     double *escaped_im) {
     mpfr_t cr, ci, t, zr, zi, x2, y2;
     mpfr_inits2(view->bits, cr, ci, t, zr, zi, x2, y2, (mpfr_ptr)0);
-    // c = centre + offset / zoom: the offsets are exact Doubles, the division the only rounding.
-    mpfr_set_d(t, offset_re, MPFR_RNDN);
-    mpfr_div(t, t, view->zoom, MPFR_RNDN);
+    exact_offset(view, offset_re, t);
     mpfr_add(cr, view->re, t, MPFR_RNDN);
-    mpfr_set_d(t, offset_im, MPFR_RNDN);
-    mpfr_div(t, t, view->zoom, MPFR_RNDN);
+    exact_offset(view, offset_im, t);
     mpfr_add(ci, view->im, t, MPFR_RNDN);
     mpfr_set_zero(zr, 1);
     mpfr_set_zero(zi, 1);

@@ -38,8 +38,9 @@ package struct ViewOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "How pixels are computed: double (the vector kernel), or perturbation (one reference orbit in GNU MPFR, "
-                + "the pixels as Double deltas from it; any depth) (default: perturbation where Double cannot "
-                + "separate neighbouring pixels, with a note; double otherwise).")
+                + "the pixels as Double deltas from it, those the deltas cannot decide counted again in MPFR; any "
+                + "depth) (default: perturbation from a zoom of 1e6, where Double's rounding gets some counts "
+                + "wrong, or where it cannot separate neighbouring pixels, with a note; double otherwise).")
     )
     package var precision: PrecisionMode?
 

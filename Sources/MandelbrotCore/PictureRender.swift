@@ -340,7 +340,8 @@ public final class PictureRender: Sendable {
                     slots: [BandPipeline.Slot(canvas: preview.canvas, counts: nil, recorder: preview.recorder)],
                     sink: nil, cancellation: cancellation, keepsTileRecords: true, origin: start)
                 let previewRenderer = self.renderer(
-                    for: .coloring, samples: SampleCounter(
+                    for: .coloring,
+                    samples: SampleCounter(
                         job: preview.job, grid: preview.grid, deep: deepReference, exactPixels: exactPixels),
                     histogram: nil)
                 let previewWork = RenderWork(

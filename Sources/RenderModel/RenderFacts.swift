@@ -253,12 +253,9 @@ package struct RenderSummary {
         if let phases = report.deepPhases {
             text += " | " + DeepText.describe(phases, wallSeconds: report.wallSeconds)
             if let untrusted = report.deepUntrustedPixels {
-                if untrusted.counted > 0 {
-                    text += "; \(untrusted.counted) \(untrusted.counted == 1 ? "pixel" : "pixels") counted again in MPFR"
-                }
-                if untrusted.left > 0 {
-                    text += "; \(untrusted.left) \(untrusted.left == 1 ? "pixel" : "pixels") uncertain (too long to count in MPFR)"
-                }
+                func pixels(_ count: Int) -> String { count == 1 ? "1 pixel" : "\(count) pixels" }
+                if untrusted.counted > 0 { text += "; \(pixels(untrusted.counted)) counted again in MPFR" }
+                if untrusted.left > 0 { text += "; \(pixels(untrusted.left)) uncertain (too long to count in MPFR)" }
             }
         }
         if let first = report.firstPictureSeconds {

@@ -101,13 +101,22 @@ struct DeepZoomCommandTests {
         #expect(share > 0 && share < 1 && abs(share - (orbit + table) / wall) < 1e-9)
         let bound = try #require(fields["two_worker_bound"] as? Double)
         #expect(abs(bound - 1 / (share + (1 - share) / 2)) < 1e-9 && bound >= 1 && bound <= 2)
+        #expect(fields["precision_reason"] as? String == "samples-coincide")
+        let exact = try #require(fields["exact_pixels"] as? Int)
+        #expect(exact >= 0 && exact <= 48 * 32)
+        #expect(fields["uncertain_pixels"] as? Int == 0)
 
         let shallow = try MandelProcess.run(["render", "--size", "24x16", "--json", "-o", "q.png"], in: folder)
         #expect(shallow.status == 0, "\(shallow.standardError)")
         let plain = try #require(
             try JSONSerialization.jsonObject(with: Data(shallow.standardOutput.utf8)) as? [String: Any])
         #expect(plain["precision"] as? String == "double")
-        for key in ["bla", "orbit_seconds", "table_seconds", "pixel_seconds", "serial_share", "two_worker_bound"] {
+        #expect(plain["precision_reason"] as? String == "shallow")
+        for key in [
+            "bla", "orbit_seconds", "table_seconds", "pixel_seconds", "serial_share", "two_worker_bound",
+            "exact_pixels",
+            "uncertain_pixels",
+        ] {
             #expect(plain[key] is NSNull, "\(key)")
         }
     }

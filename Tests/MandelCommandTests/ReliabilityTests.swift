@@ -371,8 +371,8 @@ struct AgreementTests {
         let limit = try #require(object["precision_limit_zoom"] as? Double)
         #expect(limit > 1e12 && limit <= 1e15)
         let fine = try MandelProcess.run(
-            ["render", "--size", "80x60", "--center", "-0.7436,0.1318", "--zoom", "1e6", "-o", "q.png"], in: folder)
-        #expect(fine.status == 0 && fine.standardError.isEmpty)
+            ["render", "--size", "80x60", "--center", "-0.7436,0.1318", "--zoom", "1e5", "-o", "q.png"], in: folder)
+        #expect(fine.status == 0 && fine.standardError.isEmpty, "\(fine.standardError)")
     }
 }
 

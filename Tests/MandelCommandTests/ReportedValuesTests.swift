@@ -145,8 +145,9 @@ struct ReportedValuesTests {
 
     /// Each edge of the picture, where only its own samples coincide first: the centre's coordinate is ±1,
     /// where a Double's spacing doubles, so the samples past it (bottom, right, top or left) are the coarse ones.
+    /// Both zooms are past 10⁶, so both render by perturbation: the reason tells the coincidence apart.
     @Test(
-        "the default precision leaves Double wherever neighbouring samples coincide, whichever edge they are on",
+        "the default precision says neighbouring samples coincide wherever they do, whichever edge they are on",
         arguments: ["0,-1", "1,0", "0,1", "-1,0"])
     func everyEdge(center: String) throws {
         let folder = temporaryFolder()
@@ -154,8 +155,18 @@ struct ReportedValuesTests {
         let common = ["--size", "64", "--center", center, "--iterations", "100", "-o", "e.png"]
         let past = try Self.report(common + ["--zoom", "2.5118864315095e14"], in: folder)
         #expect(past["precision"] as? String == "perturbation", "\(center): \(past["precision"] ?? "?")")
+        #expect(past["precision_reason"] as? String == "samples-coincide", "\(center)")
         let before = try Self.report(common + ["--zoom", "6e13"], in: folder)
-        #expect(before["precision"] as? String == "double", "\(center): \(before["precision"] ?? "?")")
+        #expect(before["precision"] as? String == "perturbation", "\(center): \(before["precision"] ?? "?")")
+        #expect(before["precision_reason"] as? String == "deep-zoom", "\(center)")
+        // With --precision double, the warning gives a zoom where samples coincide (its search
+        // bisects a test that is not monotonic at these edges: 4.0e14 here).
+        let asked = try Self.report(common + ["--zoom", "2.5118864315095e14", "--precision", "double"], in: folder)
+        #expect(asked["precision_reason"] as? String == "asked")
+        let limit = try #require(asked["precision_limit_zoom"] as? Double, "\(center)")
+        #expect(limit > 6e13 && limit < 1e15, "\(center): \(limit)")
+        let kept = try Self.report(common + ["--zoom", "6e13", "--precision", "double"], in: folder)
+        #expect(kept["precision_limit_zoom"] is NSNull, "\(center)")
     }
 
     /// Perturbation and Double at a shallow view: the same counts but at a few chaotic pixels by the set's edge

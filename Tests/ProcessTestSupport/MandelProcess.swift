@@ -26,7 +26,10 @@ package struct MandelProcess {
     package struct Launch {
         /// Shell commands run before `mandel` (`ulimit -n 8`): the child runs through `/bin/sh`.
         package var shellSetup: String?
-        /// Run as the unprivileged user `nobody`, whom limits bind (root is exempt from some).
+        /// Run as an unprivileged user, whom limits bind (root is exempt from some): a user id of
+        /// its own for each launch (``unprivilegedUser()``), so that a limit on a user's threads
+        /// (`ulimit -u`, which counts every process of the user) counts this run's alone, not
+        /// those of another test running as the same user meanwhile.
         package var asNobody = false
         /// A file to connect to standard output instead of a pipe.
         package var standardOutputPath: String?
@@ -159,8 +162,9 @@ package struct MandelProcess {
         let settings = environment.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
         var command = ["--default-signal"] + settings
         if launch.asNobody {
+            let user = unprivilegedUser()
             command =
-                ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "env", "--default-signal"] + settings
+                ["setpriv", "--reuid=\(user)", "--regid=\(user)", "--clear-groups", "env", "--default-signal"] + settings
         }
         let binary = launch.asNobody ? try sharedCopy().path : executable.path
         if let setup = launch.shellSetup {
@@ -233,3 +237,14 @@ package func expectRefusal(
         #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))", sourceLocation: sourceLocation)
     }
 }
+
+/// A user id no other process has: 60,000 and up, one more each call (setpriv takes any id; the
+/// test folders are open to all). Shared by every test of the process.
+package func unprivilegedUser() -> Int {
+    unprivilegedUsers.withLock { next in
+        defer { next = next == 64_999 ? 60_000 : next + 1 }
+        return next
+    }
+}
+
+private let unprivilegedUsers = Mutex(60_000)

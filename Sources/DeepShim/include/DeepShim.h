@@ -85,12 +85,15 @@ typedef struct {
     const struct deep_exact_view *exact;
 } deep_context;
 
-/// A view's centre and zoom in MPFR with `bits` of precision, for counting single pixels
-/// exactly: NULL when out of memory or a text is not a number. Free with deep_exact_view_free.
-struct deep_exact_view *deep_exact_view_new(const char *re, const char *im, const char *zoom, long bits);
+/// A view's centre and zoom in MPFR with `bits` of precision (and 64 more), and the shorter side
+/// of its sample grid, for counting single pixels exactly: NULL when out of memory or a text is
+/// not a number. Free with deep_exact_view_free.
+struct deep_exact_view *deep_exact_view_new(const char *re, const char *im, const char *zoom, long bits, long min_side);
 void deep_exact_view_free(struct deep_exact_view *view);
 /// The escape count of the sample at dc = (offset_re + i·offset_im) / zoom from the centre,
-/// every step in MPFR (the view's bits and 64 more), and z where it escaped (as Doubles).
+/// every step in MPFR (the view's bits and 64 more), and z where it escaped (as Doubles). An
+/// offset of the grid is taken as the grid means it, (2k + 1 − side)·3 / (2·min_side), not as
+/// its Double.
 uint64_t deep_exact_pixel(
     const struct deep_exact_view *view, double offset_re, double offset_im, uint64_t limit, double *escaped_re,
     double *escaped_im);

@@ -9,7 +9,7 @@ import Platform
 extension DeepReference {
     /// The bytes ``encode(to:)`` writes.
     var encodedBytes: Int {
-        16 * (Int(context.length) + 1) + 32 * Int(context.tiny_count) + 66 + 16
+        16 * (Int(context.length) + 1) + 32 * Int(context.tiny_count) + 66 + 24
             + exactView.centerReal.utf8.count + exactView.centerImaginary.utf8.count + exactView.zoom.utf8.count
     }
 
@@ -36,6 +36,7 @@ extension DeepReference {
             writer.write(array: Array(text.utf8))
         }
         writer.write(UInt32(exactView.bits))
+        writer.write(UInt64(exactView.gridSide))
     }
 
     /// A reference decoded from `reader` for a grid counted to `limit` steps, its table built
@@ -108,7 +109,12 @@ extension DeepReference {
         guard (64...4_000_000).contains(bits) else {
             throw WireReader.Malformed("an orbit precision of \(bits) bits")
         }
-        return ExactView(centerReal: texts[0], centerImaginary: texts[1], zoom: texts[2], bits: bits)
+        let side = try reader.read(UInt64.self)
+        guard (1...UInt64(ValueLimits.maximumSide * ValueLimits.maximumSupersampling)).contains(side) else {
+            throw WireReader.Malformed("a sample grid whose shorter side is \(side)")
+        }
+        return ExactView(
+            centerReal: texts[0], centerImaginary: texts[1], zoom: texts[2], bits: bits, gridSide: Int(side))
     }
 
     private static func write(_ value: deep_complex, to writer: inout WireWriter) {

@@ -26,6 +26,8 @@ final class DeepReference: @unchecked Sendable {
         let centerImaginary: String
         let zoom: String
         let bits: Int
+        /// The sample grid's shorter side (the pixel step is 3 / (zoom × it)).
+        let gridSide: Int
     }
 
     /// The tolerance of the table's linear steps: the neglected z² at most 2⁻⁵³ of the kept term.
@@ -85,7 +87,8 @@ final class DeepReference: @unchecked Sendable {
                     + "--iterations \(limit))", available: nil)
         }
         exactView = ExactView(
-            centerReal: view.centerReal, centerImaginary: view.centerImaginary, zoom: view.zoom, bits: bits)
+            centerReal: view.centerReal, centerImaginary: view.centerImaginary, zoom: view.zoom, bits: bits,
+            gridSide: min(reach.pictureSamples.width, reach.pictureSamples.height))
         exactHandle = Self.attachExact(exactView, to: &context)
         // The lanes' steps, for the pixels computed here (none where the workers are other processes).
         if buildsTable { _ = deep_prepare_lanes(&context) }
@@ -142,7 +145,7 @@ final class DeepReference: @unchecked Sendable {
     /// The view in MPFR for `context`'s untrusted pixels. Without memory for it (or with a text
     /// MPFR cannot read, which the options refuse first) those pixels keep their Double counts.
     private static func attachExact(_ view: ExactView, to context: inout deep_context) -> OpaquePointer? {
-        let handle = deep_exact_view_new(view.centerReal, view.centerImaginary, view.zoom, view.bits)
+        let handle = deep_exact_view_new(view.centerReal, view.centerImaginary, view.zoom, view.bits, view.gridSide)
         context.exact = handle
         return handle
     }

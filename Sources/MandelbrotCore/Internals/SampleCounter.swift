@@ -12,7 +12,8 @@ struct SampleCounter: Sendable {
     /// The deep samples counted again in MPFR (see ``DeepReference/count(offsets:offsetImaginary:count:limit:into:smooth:exactPixels:)``).
     let exactPixels: ExactPixelTally
 
-    init(job: RenderJob, grid: SampleGrid, deep: DeepReference? = nil, exactPixels: ExactPixelTally = ExactPixelTally()) {
+    init(job: RenderJob, grid: SampleGrid, deep: DeepReference? = nil, exactPixels: ExactPixelTally = ExactPixelTally())
+    {
         self.grid = grid
         self.deep = deep
         self.exactPixels = exactPixels
