@@ -164,7 +164,8 @@ package struct MandelProcess {
         if launch.asNobody {
             let user = unprivilegedUser()
             command =
-                ["setpriv", "--reuid=\(user)", "--regid=\(user)", "--clear-groups", "env", "--default-signal"] + settings
+                ["setpriv", "--reuid=\(user)", "--regid=\(user)", "--clear-groups", "env", "--default-signal"]
+                + settings
         }
         let binary = launch.asNobody ? try sharedCopy().path : executable.path
         if let setup = launch.shellSetup {
