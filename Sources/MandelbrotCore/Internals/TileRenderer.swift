@@ -115,7 +115,8 @@ extension PixelTileRenderer {
     /// mostly that, not the mechanisms'.
     private func renderPacked(_ rect: PixelRect, into target: BandTarget, isCancelled: () -> Bool) -> UInt64? {
         let width = rect.width
-        let rowsAtOnce = max(1, segmentWidth / width)
+        // No more room than the tile needs: a 1x1 tile's scratch is 24 bytes, not a segment's 6 KiB.
+        let rowsAtOnce = min(rect.height, max(1, segmentWidth / width))
         let capacity = rowsAtOnce * width
         let wantsSmooth = colorizer.scheme.needsSmoothValues
         var iterations: UInt64 = 0
