@@ -222,16 +222,22 @@ package struct ComparisonExport: Encodable {
     /// One CSV line per strategy (per point and strategy for a sweep), with a header.
     package var csv: String {
         if let points {
+            // The table stays one table: each row carries its strategy's scaling fit (the same on every
+            // point), empty where there is none (no point at 1 worker, or another axis swept).
+            let fits = Dictionary((scaling ?? []).map { ($0.strategy, $0) }, uniquingKeysWith: { first, _ in first })
             let lines = points.flatMap { point in
                 point.results.map {
                     "\(point.workers.map(String.init) ?? ""),\(point.tile ?? ""),"
-                        + "\(point.tileWait.map { String($0) } ?? ""),\($0.csvLine)"
+                        + "\(point.tileWait.map { String($0) } ?? ""),\($0.csvLine),"
+                        + (fits[$0.strategy]?.csvFields ?? ScalingModel.Export.emptyCSVFields)
                 }
             }
             // A sweep over --merge-batch needs no column of its own: each row has its merge_batch.
             // The point's own columns are named point_…: a row has its own workers column.
-            return (["point_workers,point_tile,point_tile_wait," + Row.csvHeader] + lines).joined(separator: "\n")
-                + "\n"
+            let header =
+                "point_workers,point_tile,point_tile_wait," + Row.csvHeader + ","
+                + ScalingModel.Export.csvHeader
+            return ([header] + lines).joined(separator: "\n") + "\n"
         }
         return ([Row.csvHeader] + results.map(\.csvLine)).joined(separator: "\n") + "\n"
     }

@@ -132,3 +132,20 @@ extension ScalingModel {
         }
     }
 }
+
+extension ScalingModel.Export {
+    /// The columns of a sweep's CSV that give each row its strategy's fit, named as the JSON's keys with `scaling_`.
+    static let csvHeader =
+        "scaling_serial_fraction,scaling_contention,scaling_coherency,scaling_peak_workers,scaling_largest_error"
+
+    /// Those columns for a row whose strategy has no fit.
+    static let emptyCSVFields = ",,,,"
+
+    /// The fit as those columns; the peak is empty where the fitted curve never falls.
+    var csvFields: String {
+        [
+            String(serialFraction), String(contention), String(coherency), peakWorkers.map(String.init) ?? "",
+            String(largestError),
+        ].joined(separator: ",")
+    }
+}

@@ -63,6 +63,36 @@ public enum IterationKernel: String, Sendable, CaseIterable {
         }
     }
 
+    /// Writes the escape counts of `count` samples, each with its own real and imaginary part, and
+    /// their smooth values when `smooth` is not nil: ``countRow(realParts:imaginary:count:limit:counts:smooth:usefulLimit:julia:)``
+    /// for samples of several rows, such as the rows of a tile narrower than the vector kernel's group, which
+    /// it packs into its lanes so that none idles. The counts are the same as row by row.
+    ///
+    /// - Parameters:
+    ///   - imaginaryParts: Each sample's imaginary part; the other parameters as for `countRow`.
+    /// - Returns: The sum over the samples of `min(count, usefulLimit)`.
+    @discardableResult
+    package func countSamples(
+        realParts: UnsafePointer<Double>, imaginaryParts: UnsafePointer<Double>, count: Int, limit: Int,
+        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Int? = nil,
+        julia: JuliaConstant? = nil
+    ) -> UInt64 {
+        precondition(limit > 0, "the iteration limit must be positive")
+        guard self == .simd else {
+            // The scalar kernel takes one pixel at a time anyway: each sample is a row of one.
+            return (0..<count).reduce(0) { total, index in
+                total
+                    + countRow(
+                        realParts: realParts + index, imaginary: imaginaryParts[index], count: 1, limit: limit,
+                        counts: counts + index, smooth: smooth.map { $0 + index }, usefulLimit: usefulLimit,
+                        julia: julia)
+            }
+        }
+        return VectorRowKernel.countLanes(
+            realParts: realParts, imaginaryParts: imaginaryParts, count: count, limit: limit, counts: counts,
+            smooth: smooth, usefulLimit: usefulLimit ?? limit, julia: julia)
+    }
+
     /// Marks `count` consecutive pixels of one row in a bilevel row (see ``PixelFormat/bilevel``):
     /// a 1 bit where the escape count reaches `limit`, a 0 elsewhere, the pixels' bits placed
     /// from column `column` of `pixels`; the row's other bits are left as they are.

@@ -83,17 +83,18 @@ public enum ResourceLimits {
     /// swap the system has available.
     public static func memoryAvailable() -> Int? {
         var answers: [Int] = []
-        let status = SystemFile.text("/proc/self/status") ?? ""
         func kilobytes(_ key: String, in text: String) -> Int? {
             SystemFile.field(key, in: text)?.split(separator: " ").first.flatMap { Int($0) }.map { $0 * 1024 }
         }
+        // /proc/self/status only where a limit needs it: the kernel builds the whole file at each
+        // read (the memory map's sizes among it), and the process strategy's helpers ask before every tile.
+        var status: String?
         for (limitName, usedKey) in [(RLIMIT_AS, "VmSize"), (RLIMIT_DATA, "VmData")] {
             var limit = rlimit()
-            if getrlimit(resource(limitName), &limit) == 0, limit.rlim_cur != unlimited,
-                let used = kilobytes(usedKey, in: status)
-            {
-                answers.append(Int(clamping: limit.rlim_cur) - used)
-            }
+            guard getrlimit(resource(limitName), &limit) == 0, limit.rlim_cur != unlimited else { continue }
+            let text = status ?? SystemFile.text("/proc/self/status") ?? ""
+            status = text
+            if let used = kilobytes(usedKey, in: text) { answers.append(Int(clamping: limit.rlim_cur) - used) }
         }
         if let room = CgroupMemory.room() { answers.append(room) }
         if let info = SystemFile.text("/proc/meminfo"), let available = kilobytes("MemAvailable", in: info) {

@@ -7,8 +7,8 @@ import Testing
 /// a column written under another's name (min and max swapped, say) shows as a disagreement.
 @Suite("CSV agrees with JSON")
 struct CSVAgreesWithJSONTests {
-    /// A comparison whose every field is filled, each with a different value.
-    static func fullComparison() -> StrategyComparison {
+    /// A comparison whose every field is filled, each with a different value; `speed` divides every time.
+    static func fullComparison(speed: Double = 1) -> StrategyComparison {
         let names = ["serial", "gcd", "tasks"]
         return StrategyComparison(
             baselineName: "serial",
@@ -28,7 +28,7 @@ struct CSVAgreesWithJSONTests {
                 behaviour.centreDoneSeconds = 0.011 * scale
                 behaviour.firstPictureSeconds = 0.005 * scale
                 return StrategyResult(
-                    strategy: names[index], wallSeconds: [0.12, 0.1, 0.14, 0.11].map { $0 / scale },
+                    strategy: names[index], wallSeconds: [0.12, 0.1, 0.14, 0.11].map { $0 / scale / speed },
                     userSeconds: 0.2 * scale, systemSeconds: 0.01 * scale, workers: index == 0 ? 1 : 2,
                     threadsUsed: index == 0 ? 1 : 2, imbalance: 1.01 + 0.01 * scale, checksum: 0xabc,
                     pixels: 3072, iterations: 90_000, behaviour: behaviour)
@@ -95,22 +95,53 @@ struct CSVAgreesWithJSONTests {
         }
     }
 
-    @Test("every column of sweep's CSV after the axis columns holds the JSON's value of the same name")
+    @Test("every column of sweep's CSV holds the JSON's value of the same name: the point's rows and each fit")
     func sweep() throws {
+        // Speeds 1, 1.8 and 2.5 at 1, 2 and 4 workers: sigma 0.022, kappa 0.044, a peak at 5 workers.
         let export = ComparisonExport(
-            sweep: [(workers: 2, tile: nil, tileWait: nil, mergeBatch: nil, comparison: Self.fullComparison())],
+            sweep: [(1, 1.0), (2, 1.8), (4, 2.5)].map { workers, speed in
+                (
+                    workers: workers, tile: nil, tileWait: nil, mergeBatch: nil,
+                    comparison: Self.fullComparison(speed: speed)
+                )
+            },
             workload: Self.workload, machine: MachineDescription())
         let object = try #require(try JSONSerialization.jsonObject(with: export.json) as? [String: Any])
         let points = try #require(object["points"] as? [[String: Any]])
-        let rows = try #require(points.first?["results"] as? [[String: Any]])
+        let rows = points.flatMap { ($0["results"] as? [[String: Any]]) ?? [] }
+        let fits = try #require(object["scaling"] as? [[String: Any]])
         let lines = export.csv.split(separator: "\n").map {
             $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         }
         let header = try #require(lines.first)
         #expect(Array(header.prefix(3)) == ["point_workers", "point_tile", "point_tile_wait"])
+        #expect(header.suffix(5).allSatisfy { $0.hasPrefix("scaling_") })
+        #expect(lines.count == 1 + rows.count && rows.count == 9)
+        #expect(lines.dropFirst().map { $0[0] } == ["1", "1", "1", "2", "2", "2", "4", "4", "4"])
         for (line, row) in zip(lines.dropFirst(), rows) {
-            #expect(line.first == "2")
-            Self.expectAgreement(header: Array(header.dropFirst(3)), line: Array(line.dropFirst(3)), row: row)
+            // The row's own columns, then its strategy's fit under the JSON's names with scaling_.
+            let fit = try #require(fits.first { $0["strategy"] as? String == row["strategy"] as? String })
+            var both = row
+            for (key, value) in fit where key != "strategy" { both["scaling_" + key] = value }
+            Self.expectAgreement(header: Array(header.dropFirst(3)), line: Array(line.dropFirst(3)), row: both)
+            let value = { (name: String) in Double(line[header.firstIndex(of: name)!]) ?? .nan }
+            #expect(abs(value("scaling_contention") - 1 / 45) < 1e-3, "\(line)")
+            #expect(abs(value("scaling_coherency") - 2 / 45) < 1e-3, "\(line)")
+            #expect(line[header.firstIndex(of: "scaling_peak_workers")!] == "5")
+        }
+    }
+
+    @Test("a sweep over another axis leaves the fit's columns empty")
+    func sweepWithoutFit() throws {
+        let export = ComparisonExport(
+            sweep: [(workers: nil, tile: "8x8", tileWait: nil, mergeBatch: nil, comparison: Self.fullComparison())],
+            workload: Self.workload, machine: MachineDescription())
+        let lines = export.csv.split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        #expect(lines.count == 4)
+        for line in lines.dropFirst() {
+            #expect(line.count == lines[0].count && line.suffix(5).allSatisfy(\.isEmpty), "\(line)")
         }
     }
 }

@@ -77,6 +77,22 @@ struct ScalingModelTests {
         }
         let process = try #require(fits["process"]?.peakWorkers)
         #expect(fits.filter { $0.key != "process" }.allSatisfy { ($0.value.peakWorkers ?? 0) > process })
+        // The chapter's table of these fits (docs/many-cores.md, written by docs/measure/measure from B.json)
+        // gives this model's numbers, digit for digit at the precision it prints.
+        let table = try String(
+            contentsOf: root.appendingPathComponent("docs/results/many-cores/workers-fit-16.md"), encoding: .utf8)
+        var checked = 0
+        for line in table.split(separator: "\n") where line.hasPrefix("| `") {
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            let model = try #require(fits[cells[0].trimmingCharacters(in: ["`"])], "\(line)")
+            #expect(cells[1] == String(format: "%.4f", model.contention), "\(line)")
+            #expect(cells[2] == String(format: "%.5f", model.coherency), "\(line)")
+            #expect(cells[3] == String(format: "%.4f", model.serialFraction), "\(line)")
+            #expect(cells[4] == model.peakWorkers.map(String.init) ?? "none", "\(line)")
+            #expect(cells[5] == String(format: "%.1f%%", model.largestError * 100), "\(line)")
+            checked += 1
+        }
+        #expect(checked == 7)
     }
 }
 

@@ -76,7 +76,7 @@ struct CompareCommandTests {
             [
                 "sweep", "--size", "48", "--workers", "1,2,3", "--runs", "1", "--warmup", "0", "--strategies",
                 "thread,tasks",
-                "--json", "s.json", "--chart", "s.svg",
+                "--json", "s.json", "--csv", "s.csv", "--chart", "s.svg",
             ], in: folder)
         #expect(result.status == 0, "\(result.standardError)")
         let object =
@@ -106,6 +106,39 @@ struct CompareCommandTests {
             #expect(kappa > 0 ? (peak as? Int).map { $0 >= 1 } == true : peak is NSNull, "\(fit)")
         }
         #expect(result.standardOutput.contains("Gunther's law"), "\(result.standardOutput)")
+        // The CSV carries the same fits, on every row of the strategy: read them the same way.
+        let lines = try String(contentsOfFile: folder + "/s.csv", encoding: .utf8).split(separator: "\n").map {
+            $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        }
+        #expect(lines.count == 1 + 3 * 3)
+        let header = lines[0]
+        let column = { (name: String) in header.firstIndex(of: name) ?? header.count }
+        #expect(lines.allSatisfy { $0.count == header.count })
+        let columns = [
+            "scaling_serial_fraction": "serial_fraction", "scaling_contention": "contention",
+            "scaling_coherency": "coherency", "scaling_largest_error": "largest_error",
+        ]
+        for line in lines.dropFirst() where line.count == header.count {
+            let fit = try #require(fits.first { $0["strategy"] as? String == line[column("strategy")] })
+            for (name, key) in columns {
+                let json = fit[key] as? Double ?? -1
+                let csv = Double(line[column(name)]) ?? .nan
+                #expect(json >= 0 && abs(csv - json) <= 1e-12 * max(1, json), "\(key): CSV \(csv), JSON \(json)")
+            }
+            let peak = line[column("scaling_peak_workers")]
+            #expect(peak == ((fit["peak_workers"] as? Int).map(String.init) ?? ""), "\(line)")
+            // The law's speedup at the row's workers from the CSV alone, within its own worst fit of the measured.
+            let workers = Double(line[column("point_workers")]) ?? 0
+            let (sigma, kappa) = (
+                Double(line[column("scaling_contention")]) ?? -1,
+                Double(line[column("scaling_coherency")]) ?? -1
+            )
+            let one = lines.dropFirst().first { $0[0] == "1" && $0[column("strategy")] == line[column("strategy")] }
+            let measured = (Double(one?[column("median")] ?? "") ?? .nan) / (Double(line[column("median")]) ?? .nan)
+            let predicted = workers / (1 + sigma * (workers - 1) + kappa * workers * (workers - 1))
+            let worst = Double(line[column("scaling_largest_error")]) ?? -1
+            #expect(workers >= 1 && abs(predicted / measured - 1) <= worst + 1e-9, "\(line)")
+        }
     }
 
     @Test("compare --merges: a row per strategy and mechanism, the same pixels, what merging cost in every output")

@@ -48,6 +48,45 @@ struct KernelPropertyTests {
         }
     }
 
+    /// A narrow tile's rows share the vector kernel's lanes (`countSamples`): each sample keeps its own
+    /// imaginary part, so a group holds several rows, and every lane must still count as the scalar kernel.
+    @Test("samples of several rows packed into the lanes: the scalar kernel's counts and smooth values")
+    func packedRows() async {
+        await propertyCheck(
+            count: 150, input: zip(Gen.int(in: 0...5), Gen.double(in: -1...1), Gen.double(in: -1...1)),
+            Gen.int(in: 0...40), Gen.int(in: 1...3000), zip(Gen.int(in: 1...31), Gen.int(in: 1...9)),
+            Gen.int(in: 0...63)
+        ) { view, depth, limit, shape, lane in
+            // `rows` rows of `width` samples, each row a step further up, so that neighbouring rows' orbits differ.
+            let (width, rows) = shape
+            let (row, imaginary) = Self.row(
+                edge: view.0, dx: view.1, dy: view.2, depth: depth, length: width, lane: lane)
+            let step = 3.0 / Double(width) / pow(2, Double(depth))
+            let reals = (0..<rows).flatMap { _ in row }
+            let imaginaries = (0..<rows).flatMap { r in [Double](repeating: imaginary + Double(r) * step, count: width)
+            }
+            let julia = lane % 3 == 2 ? JuliaConstant(real: row[width / 2], imaginary: imaginary) : nil
+            for kernel in IterationKernel.allCases {
+                var counts = [UInt32](repeating: 0, count: reals.count)
+                var smooth = [Float](repeating: 0, count: reals.count)
+                var countsAlone = [UInt32](repeating: 0, count: reals.count)
+                let total = kernel.countSamples(
+                    realParts: reals, imaginaryParts: imaginaries, count: reals.count, limit: limit, counts: &counts,
+                    smooth: &smooth, julia: julia)
+                kernel.countSamples(
+                    realParts: reals, imaginaryParts: imaginaries, count: reals.count, limit: limit,
+                    counts: &countsAlone, smooth: nil, julia: julia)
+                let reference = (0..<rows).map { r in
+                    countRow(.scalar, realParts: row, imaginary: imaginaries[r * width], limit: limit, julia: julia)
+                }
+                #expect(counts == reference.flatMap(\.0), "\(kernel) counts, \(width)x\(rows)")
+                #expect(smooth == reference.flatMap(\.1), "\(kernel) smooth values, \(width)x\(rows)")
+                #expect(countsAlone == counts, "\(kernel) counts without smooth values")
+                #expect(total == counts.reduce(0) { $0 + UInt64($1) }, "\(kernel) iterations")
+            }
+        }
+    }
+
     /// A machine runs one of the vector kernel's two loops where no smooth value is wanted (z
     /// running free with 256-bit vectors, frozen at the escape with 512-bit ones): each is held
     /// to the scalar counts on every machine, for the Mandelbrot set and a Julia set.

@@ -14,6 +14,13 @@ struct SystemFileTests {
         // A key is a whole key, not the start of a longer one.
         #expect(SystemFile.field("Vm", in: status) == nil)
         #expect(SystemFile.field("Uid", in: status) == nil)
+        // The first line with the key and a colon, past lines that start with it and are longer keys;
+        // the last line without its newline; an empty value.
+        let meminfo = "MemTotal:  100 kB\nMemAvailableSoon: 1 kB\nMemAvailable:   64 kB\nSwapFree: 0 kB\nEmpty:"
+        #expect(SystemFile.field("MemAvailable", in: meminfo) == "64 kB")
+        #expect(SystemFile.field("SwapFree", in: meminfo) == "0 kB")
+        #expect(SystemFile.field("Empty", in: meminfo) == "")
+        #expect(SystemFile.field("MemTotal", in: "") == nil)
     }
 
     @Test("a part's processor time leaves the rest split as the whole is, never a negative user or system time")

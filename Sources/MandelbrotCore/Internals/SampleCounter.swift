@@ -40,6 +40,37 @@ struct SampleCounter: Sendable {
         }
     }
 
+    /// Counts `width` samples from column `firstColumn` of each grid row in `rows`, row after row
+    /// into `counts` (and `smooth`); returns their useful iterations.
+    ///
+    /// The rows' samples go to the kernel together, so that a tile narrower than the vector
+    /// kernel's group fills its lanes (a 4-pixel row alone would leave 3/4 or 7/8 of them idle).
+    /// `reals` and `imaginaries` are room for `rows.count × width` samples' coordinates.
+    func count(
+        rows: Range<Int>, firstColumn: Int, width: Int, into counts: UnsafeMutablePointer<UInt32>,
+        smooth: UnsafeMutablePointer<Float>?, reals: UnsafeMutablePointer<Double>,
+        imaginaries: UnsafeMutablePointer<Double>
+    ) -> UInt64 {
+        guard deep == nil else {
+            // A deep view's deltas go through the C perturbation loop, a row at a time.
+            return rows.enumerated().reduce(0) { total, entry in
+                total
+                    + count(
+                        row: entry.element, firstColumn: firstColumn, count: width,
+                        into: counts + entry.offset * width, smooth: smooth.map { $0 + entry.offset * width })
+            }
+        }
+        grid.realParts.withUnsafeBufferPointer { realParts in
+            for (offset, row) in rows.enumerated() {
+                (reals + offset * width).update(from: realParts.baseAddress! + firstColumn, count: width)
+                (imaginaries + offset * width).update(repeating: grid.imaginaryParts[row], count: width)
+            }
+        }
+        return kernel.countSamples(
+            realParts: reals, imaginaryParts: imaginaries, count: rows.count * width, limit: limit, counts: counts,
+            smooth: smooth, usefulLimit: usefulLimit, julia: julia)
+    }
+
     /// Marks `count` samples of grid row `row` from column `firstColumn` in a bilevel
     /// row, at the same column; returns their useful iterations (see ``IterationKernel/markRow``).
     func mark(

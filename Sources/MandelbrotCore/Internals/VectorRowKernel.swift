@@ -55,9 +55,26 @@ enum VectorRowKernel {
     ) -> UInt64 {
         sumOverGroups(count: count) { start, width in
             countGroup(
-                realParts: realParts + start, imaginary: imaginary, width: width, limit: limit,
-                counts: counts + start, smooth: smooth.map { $0 + start }, usefulLimit: Double(usefulLimit),
-                julia: julia)
+                realParts: realParts + start, imaginary: RowImaginaryPart(value: imaginary), width: width,
+                limit: limit, counts: counts + start, smooth: smooth.map { $0 + start },
+                usefulLimit: Double(usefulLimit), julia: julia)
+        }
+    }
+
+    /// Counts `count` samples, each with its own real and imaginary part, and returns the sum of
+    /// `min(count, usefulLimit)`: the rows of a tile narrower than a group, packed into its lanes,
+    /// so that none is left idle. Each lane performs the same operations as in a row, so the
+    /// counts and smooth values are the same.
+    static func countLanes(
+        realParts: UnsafePointer<Double>, imaginaryParts: UnsafePointer<Double>, count: Int, limit: Int,
+        counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Int,
+        julia: JuliaConstant?
+    ) -> UInt64 {
+        sumOverGroups(count: count) { start, width in
+            countGroup(
+                realParts: realParts + start, imaginary: LaneImaginaryParts(parts: imaginaryParts + start),
+                width: width, limit: limit, counts: counts + start, smooth: smooth.map { $0 + start },
+                usefulLimit: Double(usefulLimit), julia: julia)
         }
     }
 
@@ -73,7 +90,8 @@ enum VectorRowKernel {
     ) -> UInt64 {
         sumOverGroups(count: count) { start, width in
             let counts = groupCounts(
-                realParts: realParts + start, imaginary: imaginary, width: width, limit: limit, julia: julia)
+                realParts: realParts + start, imaginary: RowImaginaryPart(value: imaginary), width: width,
+                limit: limit, julia: julia)
             // Lane i of vector k is pixel Lk + i (L lanes a vector), which is bit 31 − (Lk + i).
             let inSet = equalLanes(counts, Double(limit))
             BilevelRow.write(inSet, count: width, into: row, column: column + start)
@@ -106,8 +124,8 @@ enum VectorRowKernel {
         var zi: (Vector, Vector, Vector, Vector)
         var cr: (Vector, Vector, Vector, Vector)
         var iterated: (Mask, Mask, Mask, Mask)
-        /// The imaginary part each step adds.
-        var ci: Double
+        /// The imaginary part each step adds, per vector: the pixels' own, or a Julia set's constant.
+        var ci: (Vector, Vector, Vector, Vector)
 
         /// Each lane's escape count: a lane that never iterated took the shortcut, so it is in the set.
         @_transparent
@@ -122,8 +140,8 @@ enum VectorRowKernel {
 
     /// A group of pixels of one row, counted; returns their capped counts, lane-wise.
     @inline(__always)
-    private static func countGroup(
-        realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int,
+    private static func countGroup<Imaginary: GroupImaginaryParts>(
+        realParts: UnsafePointer<Double>, imaginary: Imaginary, width: Int, limit: Int,
         counts: UnsafeMutablePointer<UInt32>, smooth: UnsafeMutablePointer<Float>?, usefulLimit: Double,
         julia: JuliaConstant?
     ) -> Vector {
@@ -137,16 +155,14 @@ enum VectorRowKernel {
         }
         let orbits = iterateFrozen(realParts: realParts, imaginary: imaginary, width: width, limit: limit, julia: julia)
         let laneCounts = orbits.counts(limit: limit)
-        func store(_ k: Int, _ laneCounts: Vector, _ zr: Vector, _ zi: Vector, _ cr: Vector) -> Vector {
-            storeSmooth(
-                laneCounts, zr, zi, cr, first: k * lanes, width: width, limit: limit, imaginary: orbits.ci,
-                smooth: smooth)
+        func store(_ k: Int, _ laneCounts: Vector, _ zr: Vector, _ zi: Vector, _ cr: Vector, _ ci: Vector) -> Vector {
+            storeSmooth(laneCounts, zr, zi, cr, ci, first: k * lanes, width: width, limit: limit, smooth: smooth)
             return Self.store(laneCounts, first: k * lanes, width: width, counts: counts, usefulLimit: usefulLimit)
         }
-        return store(0, laneCounts.0, orbits.zr.0, orbits.zi.0, orbits.cr.0)
-            + store(1, laneCounts.1, orbits.zr.1, orbits.zi.1, orbits.cr.1)
-            + store(2, laneCounts.2, orbits.zr.2, orbits.zi.2, orbits.cr.2)
-            + store(3, laneCounts.3, orbits.zr.3, orbits.zi.3, orbits.cr.3)
+        return store(0, laneCounts.0, orbits.zr.0, orbits.zi.0, orbits.cr.0, orbits.ci.0)
+            + store(1, laneCounts.1, orbits.zr.1, orbits.zi.1, orbits.cr.1, orbits.ci.1)
+            + store(2, laneCounts.2, orbits.zr.2, orbits.zi.2, orbits.cr.2, orbits.ci.2)
+            + store(3, laneCounts.3, orbits.zr.3, orbits.zi.3, orbits.cr.3, orbits.ci.3)
     }
 
     /// The escape counts of a group of pixels of one row, iterated in lock step, by the
@@ -158,8 +174,8 @@ enum VectorRowKernel {
     /// lost a sixth of its speed. The counts come back in registers, not with the orbits
     /// through memory: 6% of the Benchmarks Game render on Zen 3.
     @inline(__always)
-    private static func groupCounts(
-        realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int, julia: JuliaConstant?
+    private static func groupCounts<Imaginary: GroupImaginaryParts>(
+        realParts: UnsafePointer<Double>, imaginary: Imaginary, width: Int, limit: Int, julia: JuliaConstant?
     ) -> (Vector, Vector, Vector, Vector) {
         runsFree
             ? countFree(realParts: realParts, imaginary: imaginary, width: width, limit: limit, julia: julia)
@@ -173,10 +189,11 @@ enum VectorRowKernel {
         runningFree: Bool, realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int,
         julia: JuliaConstant?
     ) -> [UInt32] {
+        let row = RowImaginaryPart(value: imaginary)
         let vectors =
             runningFree
-            ? countFree(realParts: realParts, imaginary: imaginary, width: width, limit: limit, julia: julia)
-            : iterateFrozen(realParts: realParts, imaginary: imaginary, width: width, limit: limit, julia: julia)
+            ? countFree(realParts: realParts, imaginary: row, width: width, limit: limit, julia: julia)
+            : iterateFrozen(realParts: realParts, imaginary: row, width: width, limit: limit, julia: julia)
                 .counts(limit: limit)
         let all = [vectors.0, vectors.1, vectors.2, vectors.3].flatMap { vector in (0..<lanes).map { vector[$0] } }
         return all.prefix(width).map { UInt32($0) }
@@ -184,22 +201,27 @@ enum VectorRowKernel {
 
     /// The group's orbits before the first step: z₀, no steps counted, and which lanes iterate.
     @_transparent
-    static func begin(realParts: UnsafePointer<Double>, imaginary: Double, width: Int, julia: JuliaConstant?) -> Orbits
-    {
-        let pixelI = Vector(repeating: imaginary)
+    static func begin<Imaginary: GroupImaginaryParts>(
+        realParts: UnsafePointer<Double>, imaginary: Imaginary, width: Int, julia: JuliaConstant?
+    ) -> Orbits {
+        let pixelI0 = imaginary.vector(first: 0, width: width)
+        let pixelI1 = imaginary.vector(first: lanes, width: width)
+        let pixelI2 = imaginary.vector(first: 2 * lanes, width: width)
+        let pixelI3 = imaginary.vector(first: 3 * lanes, width: width)
         let pixelR0 = load(realParts, first: 0, width: width)
         let pixelR1 = load(realParts, first: lanes, width: width)
         let pixelR2 = load(realParts, first: 2 * lanes, width: width)
         let pixelR3 = load(realParts, first: 3 * lanes, width: width)
         let skips = julia == nil
-        let iterated0 = lanesToIterate(first: 0, width: width, real: pixelR0, imaginary: pixelI, skipsSet: skips)
-        let iterated1 = lanesToIterate(first: lanes, width: width, real: pixelR1, imaginary: pixelI, skipsSet: skips)
+        let iterated0 = lanesToIterate(first: 0, width: width, real: pixelR0, imaginary: pixelI0, skipsSet: skips)
+        let iterated1 = lanesToIterate(first: lanes, width: width, real: pixelR1, imaginary: pixelI1, skipsSet: skips)
         let iterated2 = lanesToIterate(
-            first: 2 * lanes, width: width, real: pixelR2, imaginary: pixelI, skipsSet: skips)
+            first: 2 * lanes, width: width, real: pixelR2, imaginary: pixelI2, skipsSet: skips)
         let iterated3 = lanesToIterate(
-            first: 3 * lanes, width: width, real: pixelR3, imaginary: pixelI, skipsSet: skips)
+            first: 3 * lanes, width: width, real: pixelR3, imaginary: pixelI3, skipsSet: skips)
         // What each step adds: the pixel (Mandelbrot) or the constant (Julia).
         let constantR = julia.map { Vector(repeating: $0.real) }
+        let constantI = julia.map { Vector(repeating: $0.imaginary) }
         return Orbits(
             n: (Vector(), Vector(), Vector(), Vector()),
             zr: (
@@ -207,21 +229,22 @@ enum VectorRowKernel {
                 start(pixelR3, iterated3, skips)
             ),
             zi: (
-                start(pixelI, iterated0, skips), start(pixelI, iterated1, skips), start(pixelI, iterated2, skips),
-                start(pixelI, iterated3, skips)
+                start(pixelI0, iterated0, skips), start(pixelI1, iterated1, skips), start(pixelI2, iterated2, skips),
+                start(pixelI3, iterated3, skips)
             ),
             cr: (constantR ?? pixelR0, constantR ?? pixelR1, constantR ?? pixelR2, constantR ?? pixelR3),
-            iterated: (iterated0, iterated1, iterated2, iterated3), ci: julia?.imaginary ?? imaginary)
+            iterated: (iterated0, iterated1, iterated2, iterated3),
+            ci: (constantI ?? pixelI0, constantI ?? pixelI1, constantI ?? pixelI2, constantI ?? pixelI3))
     }
 
     /// The group's counts, iterated with z running free past the escape and a sticky mask for the count.
     @inline(never)
-    private static func countFree(
-        realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int, julia: JuliaConstant?
+    private static func countFree<Imaginary: GroupImaginaryParts>(
+        realParts: UnsafePointer<Double>, imaginary: Imaginary, width: Int, limit: Int, julia: JuliaConstant?
     ) -> (Vector, Vector, Vector, Vector) {
         var orbits = begin(realParts: realParts, imaginary: imaginary, width: width, julia: julia)
         let (cr0, cr1, cr2, cr3) = orbits.cr
-        let addI = Vector(repeating: orbits.ci)
+        let (ci0, ci1, ci2, ci3) = orbits.ci
         var (zr0, zr1, zr2, zr3) = orbits.zr
         var (zi0, zi1, zi2, zi3) = orbits.zi
         // Each lane's count as an integer, less one for each step its sticky mask (all ones) allows.
@@ -233,10 +256,10 @@ enum VectorRowKernel {
         var done = 0
         while done < limit && anyLane(union(going0, going1, going2, going3)) {
             for _ in 0..<smaller(stepsPerCheck, limit - done) {
-                freeStep(&zr0, &zi0, &count0, &going0, cr0, addI)
-                freeStep(&zr1, &zi1, &count1, &going1, cr1, addI)
-                freeStep(&zr2, &zi2, &count2, &going2, cr2, addI)
-                freeStep(&zr3, &zi3, &count3, &going3, cr3, addI)
+                freeStep(&zr0, &zi0, &count0, &going0, cr0, ci0)
+                freeStep(&zr1, &zi1, &count1, &going1, cr1, ci1)
+                freeStep(&zr2, &zi2, &count2, &going2, cr2, ci2)
+                freeStep(&zr3, &zi3, &count3, &going3, cr3, ci3)
             }
             done += stepsPerCheck
         }
@@ -246,12 +269,12 @@ enum VectorRowKernel {
 
     /// The group iterated with each lane frozen at its escape.
     @inline(__always)
-    private static func iterateFrozen(
-        realParts: UnsafePointer<Double>, imaginary: Double, width: Int, limit: Int, julia: JuliaConstant?
+    private static func iterateFrozen<Imaginary: GroupImaginaryParts>(
+        realParts: UnsafePointer<Double>, imaginary: Imaginary, width: Int, limit: Int, julia: JuliaConstant?
     ) -> Orbits {
         var orbits = begin(realParts: realParts, imaginary: imaginary, width: width, julia: julia)
         let (cr0, cr1, cr2, cr3) = orbits.cr
-        let addI = Vector(repeating: orbits.ci)
+        let (ci0, ci1, ci2, ci3) = orbits.ci
         var (zr0, zr1, zr2, zr3) = orbits.zr
         var (zi0, zi1, zi2, zi3) = orbits.zi
         var (n0, n1, n2, n3) = orbits.n
@@ -263,10 +286,10 @@ enum VectorRowKernel {
         var done = 0
         while done < limit && anyLane(alive) {
             for _ in 0..<smaller(stepsPerCheck, limit - done) {
-                let alive0 = step(&zr0, &zi0, &n0, cr0, addI)
-                let alive1 = step(&zr1, &zi1, &n1, cr1, addI)
-                let alive2 = step(&zr2, &zi2, &n2, cr2, addI)
-                let alive3 = step(&zr3, &zi3, &n3, cr3, addI)
+                let alive0 = step(&zr0, &zi0, &n0, cr0, ci0)
+                let alive1 = step(&zr1, &zi1, &n1, cr1, ci1)
+                let alive2 = step(&zr2, &zi2, &n2, cr2, ci2)
+                let alive3 = step(&zr3, &zi3, &n3, cr3, ci3)
                 alive = union(alive0, alive1, alive2, alive3)
             }
             done += stepsPerCheck
@@ -426,8 +449,8 @@ enum VectorRowKernel {
     /// Writes the smooth values of the lanes inside the row, from their frozen orbits.
     @inline(__always)
     static func storeSmooth(
-        _ laneCounts: Vector, _ zr: Vector, _ zi: Vector, _ cr: Vector,
-        first: Int, width: Int, limit: Int, imaginary: Double, smooth: UnsafeMutablePointer<Float>
+        _ laneCounts: Vector, _ zr: Vector, _ zi: Vector, _ cr: Vector, _ ci: Vector,
+        first: Int, width: Int, limit: Int, smooth: UnsafeMutablePointer<Float>
     ) {
         guard first < width else { return }
         let valid = min(lanes, width - first)
@@ -438,7 +461,6 @@ enum VectorRowKernel {
         var zi = zi
         var steps = laneCounts
         var going = laneCounts .< full
-        let ci = Vector(repeating: imaginary)
         for _ in 0..<SmoothValue.extraSteps {
             let zrSquared = zr * zr
             let ziSquared = zi * zi
