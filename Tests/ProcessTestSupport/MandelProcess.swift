@@ -195,7 +195,17 @@ package struct MandelProcess {
             chmod(folder, 0o755)
             let copy = URL(fileURLWithPath: folder + "/mandel")
             try? FileManager.default.removeItem(at: copy)
-            try FileManager.default.copyItem(at: executable, to: copy)
+            // Copied by cp, not in this process: a descriptor this process holds open for writing
+            // is inherited by any child another test starts meanwhile, and the copy's exec then
+            // fails with ETXTBSY ("Text file busy") for as long as that child lives.
+            let cp = Process()
+            cp.executableURL = URL(fileURLWithPath: "/bin/cp")
+            cp.arguments = [executable.path, copy.path]
+            try cp.run()
+            cp.waitUntilExit()
+            guard cp.terminationStatus == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: copy.path])
+            }
             chmod(copy.path, 0o755)
             sharedCopyURL = copy
             return copy
