@@ -71,11 +71,12 @@ package struct ScalingModel: Equatable, Sendable {
         return n / (1 + serialFraction * (n - 1))
     }
 
-    /// The worker count where the law's curve peaks, √((1 − σ)/κ) rounded to the nearer whole number; nil
-    /// when it never falls (κ = 0).
+    /// The worker count where the law's curve peaks, √((1 − σ)/κ) rounded to the nearer whole number, at
+    /// least 1 (a curve that falls from the first worker on, σ ≥ 1, as a sweep on a busy machine can
+    /// give, peaks at one worker); nil when it never falls (κ = 0).
     package var peakWorkers: Int? {
         guard coherency > 0 else { return nil }
-        return Int((max(0, 1 - contention) / coherency).squareRoot().rounded())
+        return max(1, Int((max(0, 1 - contention) / coherency).squareRoot().rounded()))
     }
 
     /// The largest relative error of the law's prediction at the measured points.

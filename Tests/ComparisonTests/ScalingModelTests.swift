@@ -45,6 +45,15 @@ struct ScalingModelTests {
         #expect(ScalingModel(times: [(1, 1.0)]) == nil)
     }
 
+    /// A sweep on a busy machine: more workers took longer (the CI run's thread: σ 2.5, κ 0.28).
+    @Test("a curve that falls from the first worker on peaks at one worker, not at none")
+    func fallingFromOne() throws {
+        let model = try #require(
+            ScalingModel(times: Self.curve(sigma: 2.5, kappa: 0.28, workers: [1, 2, 3])))
+        #expect(model.contention > 1 && model.coherency > 0, "\(model)")
+        #expect(model.peakWorkers == 1)
+    }
+
     @Test("a curve better than linear (a superlinear point) keeps sigma and kappa at 0 or more")
     func neverNegative() throws {
         let model = try #require(ScalingModel(times: [(1, 1.0), (2, 0.45), (4, 0.24), (8, 0.2)]))
