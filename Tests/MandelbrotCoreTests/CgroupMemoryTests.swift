@@ -65,6 +65,12 @@ struct CgroupMemoryTests {
         let mounts = "30 23 0:26 /docker/abc \(root) ro - cgroup2 cgroup2 rw\n"
         #expect(CgroupMemory.room(cgroups: "0::/docker/abc\n", mounts: mounts) == 500_000_000)
         #expect(CgroupMemory.room(cgroups: "0::/\n", mounts: mounts) == 500_000_000)
+        // A cgroup nested below the container's, its limit at that level only: the path less the mount's
+        // root leads to it (the whole path under the mount point would find no folder, and no limit).
+        try FileManager.default.createDirectory(atPath: root + "/task", withIntermediateDirectories: true)
+        try "300000000\n".write(toFile: root + "/task/memory.max", atomically: false, encoding: .utf8)
+        try "100000000\n".write(toFile: root + "/task/memory.current", atomically: false, encoding: .utf8)
+        #expect(CgroupMemory.room(cgroups: "0::/docker/abc/task\n", mounts: mounts) == 200_000_000)
         // A mount point with a space, as mountinfo escapes it.
         let spaced = try Self.hierarchy(["a b/memory.max": "1000\n", "a b/memory.current": "1\n"])
         defer { try? FileManager.default.removeItem(atPath: spaced) }
