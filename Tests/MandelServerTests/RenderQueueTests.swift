@@ -29,9 +29,16 @@ func oneSlot(queue: Int) -> ExplorerServer.Settings {
 }
 
 /// Sends the slow tile of `strategy` on a new connection, and returns once it renders.
+///
+/// At 1,000,000 iterations, not the slow tile's 5,000,000: in this process, under ThreadSanitizer,
+/// a 5,000,000-iteration `operation` tile kept `/stats` from answering for 60 s (CI, 2026-11-27):
+/// the test server's handlers are not on the binary's own threads (``withLiveServer`` serves the
+/// router as Hummingbird's test application does). How long a tile would take is not what these
+/// tests measure; that a cancel ends it is, and the cancel's own latency is bounded by
+/// ``SlowTile/endBound`` as for the binary.
 func startSlowTile(strategy: String, port: Int, rendering: Int = 1) throws -> HTTPConnection {
     let connection = try HTTPConnection(port: port)
-    try connection.send(get: SlowTile.target(strategy: strategy))
+    try connection.send(get: SlowTile.target(strategy: strategy, iterations: 1_000_000))
     try waitUntil("the slow \(strategy) tile to take the slot") {
         try StatsReading.fetch(port: port).count("rendering", in: "queue") == rendering
     }

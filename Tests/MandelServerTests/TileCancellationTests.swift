@@ -36,7 +36,7 @@ extension ExplorerServerTests {
             try await withLiveServer(oneSlot(queue: 4), waitingFor: "a tile cancelled in line") { port, _ in
                 let slow = try startSlowTile(strategy: "gcd", port: port)
                 let waiting = try HTTPConnection(port: port)
-                try waiting.send(get: SlowTile.target(strategy: "pthread"))
+                try waiting.send(get: SlowTile.target(strategy: "pthread", iterations: 1_000_000))
                 try waitUntil("the second tile to wait") {
                     try StatsReading.fetch(port: port).count("waiting", in: "queue") == 1
                 }
