@@ -298,11 +298,43 @@ static deep_complex orbit_exact_locked(const deep_context *context, uint64_t m, 
     return z;
 }
 
+/// The escape count of c = cr + i·ci, every step in MPFR with `bits` of precision (bailout |z|² > 4),
+/// and z where it escaped (as Doubles; 0 for a point that reaches `limit`): the oracle's loop and the
+/// exact count's.
+static uint64_t mpfr_escape_count(
+    const mpfr_t cr, const mpfr_t ci, long bits, uint64_t limit, double *escaped_re, double *escaped_im) {
+    mpfr_t t, zr, zi, x2, y2;
+    mpfr_inits2(bits, t, zr, zi, x2, y2, (mpfr_ptr)0);
+    mpfr_set_zero(zr, 1);
+    mpfr_set_zero(zi, 1);
+    uint64_t count = limit;
+    *escaped_re = 0;
+    *escaped_im = 0;
+    for (uint64_t n = 0; n < limit; n++) {
+        mpfr_sqr(x2, zr, MPFR_RNDN);
+        mpfr_sqr(y2, zi, MPFR_RNDN);
+        mpfr_add(t, x2, y2, MPFR_RNDN);
+        if (mpfr_cmp_ui(t, 4) > 0) {
+            count = n;
+            *escaped_re = mpfr_get_d(zr, MPFR_RNDN);
+            *escaped_im = mpfr_get_d(zi, MPFR_RNDN);
+            break;
+        }
+        mpfr_mul(t, zr, zi, MPFR_RNDN);
+        mpfr_mul_2ui(t, t, 1, MPFR_RNDN);
+        mpfr_add(zi, t, ci, MPFR_RNDN);
+        mpfr_sub(zr, x2, y2, MPFR_RNDN);
+        mpfr_add(zr, zr, cr, MPFR_RNDN);
+    }
+    mpfr_clears(t, zr, zi, x2, y2, (mpfr_ptr)0);
+    return count;
+}
+
 uint64_t deep_oracle_pixel(
     const char *re, const char *im, const char *zoom, long width, long height, long x, long y, long bits,
     uint64_t limit) {
-    mpfr_t cr, ci, s, t, zr, zi, x2, y2;
-    mpfr_inits2(bits, cr, ci, s, t, zr, zi, x2, y2, (mpfr_ptr)0);
+    mpfr_t cr, ci, s, t;
+    mpfr_inits2(bits, cr, ci, s, t, (mpfr_ptr)0);
     mpfr_set_str(s, zoom, 10, MPFR_RNDN);
     mpfr_mul_si(s, s, width < height ? width : height, MPFR_RNDN);
     mpfr_ui_div(s, 3, s, MPFR_RNDN);
@@ -315,24 +347,9 @@ uint64_t deep_oracle_pixel(
     mpfr_mul_si(t, s, 2 * y + 1 - height, MPFR_RNDN);
     mpfr_div_2ui(t, t, 1, MPFR_RNDN);
     mpfr_sub(ci, ci, t, MPFR_RNDN);
-    mpfr_set_zero(zr, 1);
-    mpfr_set_zero(zi, 1);
-    uint64_t count = limit;
-    for (uint64_t n = 0; n < limit; n++) {
-        mpfr_sqr(x2, zr, MPFR_RNDN);
-        mpfr_sqr(y2, zi, MPFR_RNDN);
-        mpfr_add(t, x2, y2, MPFR_RNDN);
-        if (mpfr_cmp_ui(t, 4) > 0) {
-            count = n;
-            break;
-        }
-        mpfr_mul(t, zr, zi, MPFR_RNDN);
-        mpfr_mul_2ui(t, t, 1, MPFR_RNDN);
-        mpfr_add(zi, t, ci, MPFR_RNDN);
-        mpfr_sub(zr, x2, y2, MPFR_RNDN);
-        mpfr_add(zr, zr, cr, MPFR_RNDN);
-    }
-    mpfr_clears(cr, ci, s, t, zr, zi, x2, y2, (mpfr_ptr)0);
+    double escaped_re, escaped_im;
+    uint64_t count = mpfr_escape_count(cr, ci, bits, limit, &escaped_re, &escaped_im);
+    mpfr_clears(cr, ci, s, t, (mpfr_ptr)0);
     return count;
 }
 
@@ -382,34 +399,14 @@ static void exact_offset(const struct deep_exact_view *view, double offset, mpfr
 uint64_t deep_exact_pixel(
     const struct deep_exact_view *view, double offset_re, double offset_im, uint64_t limit, double *escaped_re,
     double *escaped_im) {
-    mpfr_t cr, ci, t, zr, zi, x2, y2;
-    mpfr_inits2(view->bits, cr, ci, t, zr, zi, x2, y2, (mpfr_ptr)0);
+    mpfr_t cr, ci, t;
+    mpfr_inits2(view->bits, cr, ci, t, (mpfr_ptr)0);
     exact_offset(view, offset_re, t);
     mpfr_add(cr, view->re, t, MPFR_RNDN);
     exact_offset(view, offset_im, t);
     mpfr_add(ci, view->im, t, MPFR_RNDN);
-    mpfr_set_zero(zr, 1);
-    mpfr_set_zero(zi, 1);
-    uint64_t count = limit;
-    *escaped_re = 0;
-    *escaped_im = 0;
-    for (uint64_t n = 0; n < limit; n++) {
-        mpfr_sqr(x2, zr, MPFR_RNDN);
-        mpfr_sqr(y2, zi, MPFR_RNDN);
-        mpfr_add(t, x2, y2, MPFR_RNDN);
-        if (mpfr_cmp_ui(t, 4) > 0) {
-            count = n;
-            *escaped_re = mpfr_get_d(zr, MPFR_RNDN);
-            *escaped_im = mpfr_get_d(zi, MPFR_RNDN);
-            break;
-        }
-        mpfr_mul(t, zr, zi, MPFR_RNDN);
-        mpfr_mul_2ui(t, t, 1, MPFR_RNDN);
-        mpfr_add(zi, t, ci, MPFR_RNDN);
-        mpfr_sub(zr, x2, y2, MPFR_RNDN);
-        mpfr_add(zr, zr, cr, MPFR_RNDN);
-    }
-    mpfr_clears(cr, ci, t, zr, zi, x2, y2, (mpfr_ptr)0);
+    uint64_t count = mpfr_escape_count(cr, ci, view->bits, limit, escaped_re, escaped_im);
+    mpfr_clears(cr, ci, t, (mpfr_ptr)0);
     return count;
 }
 
