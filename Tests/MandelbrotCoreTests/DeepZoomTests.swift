@@ -231,8 +231,8 @@ struct DeepZoomTests {
 
     /// Three pixels where the arithmetic shows: (19, 29), which a quadratic table 2^13 times looser (in
     /// its dropped terms' bound) counts as 178,803; (62, 31) and (34, 41), which come out 173,422 and
-    /// 176,057 where a multiply and an add are fused (deep.c's FP_CONTRACT). The quadratic table does
-    /// much of this view's work: without it the pixels take 4 times the processor time.
+    /// 176,057 where a multiply and an add are fused (the FP_CONTRACT of DeepShim's extended.h). The
+    /// quadratic table does much of this view's work: without it the pixels take 4 times the processor time.
     @Test("\"1e50\": three pixels of 64×64 equal the oracle's counts, which a looser table or fused arithmetic miss")
     func quadraticTolerance() async throws {
         let (view, iterations) = try DeepLocations.named("1e50")
@@ -429,7 +429,7 @@ struct DeepZoomTests {
             PictureRender.bytesNeeded(for: job, plan: plan, keepsCounts: false, helperProcesses: helperProcesses)
                 - PictureRender.bytesNeeded(for: flat, plan: plan, keepsCounts: false)
         }
-        // What deep.c takes for it: the orbit, every level's entries, the radii and the lanes' steps.
+        // What DeepShim's C takes for it: the orbit, every level's entries, the radii and the lanes' steps.
         let bits = view.precisionBits(for: job.size)
         var orbit = [Double](repeating: 0, count: 2 * (steps + 1))
         let (length, entries) = orbit.withUnsafeMutableBufferPointer { orbit in

@@ -1,8 +1,19 @@
+// Deep zoom: the reference orbit and the oracle in MPFR, the pixels as perturbations of the
+// orbit in doubles (or in an extended exponent where doubles underflow), with rebasing and a
+// table of bilinear approximations (BLA), and beside it a table of quadratic ones for the steps
+// where z² is not negligible. Written from the published descriptions of the technique (K. I.
+// Martin's perturbation notes; Zhuoran's rebasing and BLA posts on fractalforums; mathr.co.uk's
+// deep-zoom pages); the quadratic table is ours, its truncation bound derived here.
+//
+// The module's interface, in sections by the file of Sources/DeepShim that offers them; what those
+// files share among themselves is in internal.h and extended.h beside them.
 #ifndef DEEP_SHIM_H
 #define DEEP_SHIM_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+// MARK: - The numbers, the tables' entries and a view's context (their arithmetic: extended.h)
 
 /// A complex number with one binary exponent for both parts: (re + i·im)·2^e, with
 /// max(|re|, |im|) in [0.5, 1), or re = im = 0 and e = DEEP_ZERO_EXPONENT.
@@ -85,18 +96,13 @@ typedef struct {
     const struct deep_exact_view *exact;
 } deep_context;
 
-/// A view's centre and zoom in MPFR with `bits` of precision (and 64 more), and the shorter side
-/// of its sample grid, for counting single pixels exactly: NULL when out of memory or a text is
-/// not a number. Free with deep_exact_view_free.
-struct deep_exact_view *deep_exact_view_new(const char *re, const char *im, const char *zoom, long bits, long min_side);
-void deep_exact_view_free(struct deep_exact_view *view);
-/// The escape count of the sample at dc = (offset_re + i·offset_im) / zoom from the centre,
-/// every step in MPFR (the view's bits and 64 more), and z where it escaped (as Doubles). An
-/// offset of the grid is taken as the grid means it, (2k + 1 − side)·3 / (2·min_side), not as
-/// its Double.
-uint64_t deep_exact_pixel(
-    const struct deep_exact_view *view, double offset_re, double offset_im, uint64_t limit, double *escaped_re,
-    double *escaped_im);
+// MARK: - orbit.c: numbers read in MPFR, and the reference orbit
+
+/// Whether `text` is a number MPFR reads in full (base 10).
+int deep_is_number(const char *text);
+
+/// 1 / zoom of a decimal string, computed with `bits` of precision; zero when the text is not a number.
+deep_real deep_inverse_zoom(const char *zoom, long bits);
 
 /// Computes the reference orbit of c = re + i·im (decimal strings) with `bits` of precision,
 /// up to `limit` steps or escape (|Z|² > 4), into `context->orbit` (2·(limit + 1) doubles) and its
@@ -110,11 +116,33 @@ uint64_t deep_reference_orbit(
 /// The steps deep_reference_orbit has stored in `*steps`: an atomic load, from any thread.
 uint64_t deep_steps_taken(const uint64_t *steps);
 
-/// 1 / zoom of a decimal string, computed with `bits` of precision; zero when the text is not a number.
-deep_real deep_inverse_zoom(const char *zoom, long bits);
+/// Frees the table and the tiny steps of `context` (not its orbit, which the caller owns).
+void deep_free_context(deep_context *context);
 
-/// Whether `text` is a number MPFR reads in full (base 10).
-int deep_is_number(const char *text);
+// MARK: - exact.c: single pixels counted in MPFR, every step (the exact count and the oracle)
+
+/// A view's centre and zoom in MPFR with `bits` of precision (and 64 more), and the shorter side
+/// of its sample grid, for counting single pixels exactly: NULL when out of memory or a text is
+/// not a number. Free with deep_exact_view_free.
+struct deep_exact_view *deep_exact_view_new(const char *re, const char *im, const char *zoom, long bits, long min_side);
+void deep_exact_view_free(struct deep_exact_view *view);
+
+/// The escape count of the sample at dc = (offset_re + i·offset_im) / zoom from the centre,
+/// every step in MPFR (the view's bits and 64 more), and z where it escaped (as Doubles). An
+/// offset of the grid is taken as the grid means it, (2k + 1 − side)·3 / (2·min_side), not as
+/// its Double.
+uint64_t deep_exact_pixel(
+    const struct deep_exact_view *view, double offset_re, double offset_im, uint64_t limit, double *escaped_re,
+    double *escaped_im);
+
+/// The escape count of one pixel of the view, every step in MPFR with `bits` of precision:
+/// pixel (x, y) of a width × height picture samples re = cx + (x + 0.5 − W/2)·s,
+/// im = cy − (y + 0.5 − H/2)·s, s = 3 / (zoom · min(W, H)). The reference oracle of the tests.
+uint64_t deep_oracle_pixel(
+    const char *re, const char *im, const char *zoom, long width, long height, long x, long y, long bits,
+    uint64_t limit);
+
+// MARK: - tables.c: the tables of approximations, built after the orbit or beside it
 
 /// Builds the BLA levels of `context` (its orbit set) and its quadratic levels for deltas up to
 /// `max_delta` in modulus, with tolerance `epsilon`, after the orbit, on this thread, looking at
@@ -137,15 +165,14 @@ uint64_t deep_reference_orbit_and_table(
 int deep_build_table_prefix(
     deep_context *context, deep_real max_delta, double epsilon, uint64_t frontier, uint64_t *level_sizes);
 
-/// Prepares `context->lane_steps` from its orbit and table, once both are done (again after the
-/// table changes). Returns 0, or -1 when memory runs out (the pixels are then stepped apart).
-int deep_prepare_lanes(deep_context *context);
-
 /// Frees the table of `context` (and its lane steps, which hold the table's radii).
 void deep_free_table(deep_context *context);
 
-/// Frees the table and the tiny steps of `context` (not its orbit, which the caller owns).
-void deep_free_context(deep_context *context);
+// MARK: - rows.c: the pixels, a row at a time, stepped together in lanes (a pixel's own steps: pixels.c)
+
+/// Prepares `context->lane_steps` from its orbit and table, once both are done (again after the
+/// table changes). Returns 0, or -1 when memory runs out (the pixels are then stepped apart).
+int deep_prepare_lanes(deep_context *context);
 
 /// Counts `count` samples of one row: sample i is at dc = (offsets_re[i] + i·offset_im) / zoom.
 /// Writes counts (the limit for points that do not escape) and, when `smooth` is not NULL,
@@ -165,12 +192,5 @@ uint64_t deep_count_row(
 uint64_t deep_count_row_apart(
     const deep_context *context, const double *offsets_re, double offset_im, int count, uint64_t limit,
     int use_table, uint32_t *counts, float *smooth, uint64_t *untrusted);
-
-/// The escape count of one pixel of the view, every step in MPFR with `bits` of precision:
-/// pixel (x, y) of a width × height picture samples re = cx + (x + 0.5 − W/2)·s,
-/// im = cy − (y + 0.5 − H/2)·s, s = 3 / (zoom · min(W, H)). The reference oracle of the tests.
-uint64_t deep_oracle_pixel(
-    const char *re, const char *im, const char *zoom, long width, long height, long x, long y, long bits,
-    uint64_t limit);
 
 #endif

@@ -1,6 +1,6 @@
 import DeepShim
 
-/// The memory of a deep view's serial part, as deep.c lays it out (DeepShim.h), for a reference
+/// The memory of a deep view's serial part, as DeepShim's C lays it out (DeepShim.h), for a reference
 /// orbit of `steps` steps: an upper bound when `steps` is the iteration limit, since an orbit that
 /// escapes sooner takes less. The tiny steps (Z below 2⁻⁹⁶⁰, 32 bytes each) are left out: an orbit
 /// has a handful of them, if any.
