@@ -53,7 +53,7 @@ package final class ExplorerServer: Sendable {
     /// Views read lately: a tile's view is parsed once.
     let views = ViewCache()
     /// The threads every request runs on (the tiles' renders leave them).
-    let threads = ServerThreads(count: 2)
+    package let threads = ServerThreads(count: 2)
     /// The server's own strategies by name: the catalog's, but a `process` that keeps its helpers.
     let strategies: [String: any RenderStrategy]
     private let nextTicket = Atomic<Int>(0)

@@ -9,7 +9,7 @@ import Foundation
 /// its threads for a whole tile each. Measured before this executor: `/health` took 0.8–4.2 s to
 /// answer during a `gcd` tile, and a closed connection was noticed a second late. A tile's render
 /// itself leaves these threads for the global pool (its reference orbit blocks for seconds).
-final class ServerThreads: TaskExecutor, @unchecked Sendable {
+package final class ServerThreads: TaskExecutor, @unchecked Sendable {
     // @unchecked: `jobs` is read and written under `condition` only.
     private let condition = NSCondition()
     private var jobs: [UnownedJob] = []
@@ -24,7 +24,7 @@ final class ServerThreads: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         jobs.append(job)
