@@ -30,19 +30,7 @@ struct PartInput {
     }
 
     /// Why a file of this kind cannot be a part, or nil for a regular file.
-    private static func kindRefused(_ status: stat) -> String? {
-        let kind: String
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFIFO: kind = "a FIFO"
-        case S_IFSOCK: kind = "a socket"
-        case S_IFCHR: kind = "a character device"
-        case S_IFBLK: kind = "a block device"
-        case S_IFDIR: kind = "a folder"
-        default: kind = "a special file"
-        }
-        return "it is \(kind); a part must be a regular file"
-    }
+    private static func kindRefused(_ status: stat) -> String? { FileKind.refusal(status, for: "a part") }
 
     func close() { Glibc.close(descriptor) }
 

@@ -34,14 +34,34 @@ package struct BatchOptions: ParsableArguments {
 
     @Option(
         parsing: .unconditional,
-        help: ArgumentHelp("Frames in all, for --frame auto where the engine gives only K.", valueName: "N"),
+        help: ArgumentHelp(
+            "Frames in all: without --frame, render every frame in one run from one reference orbit, each to -o's name "
+                + "with the frame's number (-o frame-%04d.png); with --frame auto, N where the engine gives only K.",
+            valueName: "N"),
         transform: { try ValueParsing.integer($0, allowed: "of 1 or more, at most \(Int.max)") })
     package var frames: Int?
 
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("The last frame's zoom, for --frame.", valueName: "zoom"),
+        parsing: .unconditional,
+        help: ArgumentHelp("The last frame's zoom, for --frame or --frames.", valueName: "zoom"),
         transform: { try ValueParsing.decimal($0) })
     package var zoomTo: DecimalValue?
+
+    @Option(
+        name: .customLong("orbit-out"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Also write the deep view's reference orbit (its zoom's, with --frame or --frames) to this file, for the "
+                + "other tasks of a batch job to read with --orbit.",
+            valueName: "file"))
+    package var orbitOutput: String?
+
+    @Option(
+        name: .customLong("orbit"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "Take the reference orbit from this file, which --orbit-out wrote for the same centre, zoom (or --zoom-to), "
+                + "size and --iterations; a file that does not fit is refused.",
+            valueName: "file"))
+    package var orbitInput: String?
 
     @Option(
         parsing: .unconditional,
@@ -131,16 +151,27 @@ package struct BatchOptions: ParsableArguments {
         }
     }
 
-    /// Checks `--frame`, `--frames` and `--zoom-to`, and sets the zoom of the frame asked for.
+    /// Whether the run renders every frame of a zoom: `--frames N` and `--zoom-to` without `--frame`.
+    package var rendersEveryFrame: Bool { frame == nil && frames != nil && zoomTo != nil }
+
+    /// Whether the run renders a zoom's frame or frames: each frame's orbit is then the zoom's.
+    package var isZoomSequence: Bool { frame != nil || rendersEveryFrame }
+
+    /// Checks `--frame`, `--frames` and `--zoom-to` against `view`, the first frame's (each frame's
+    /// view is ``frameView(of:frame:of:)``).
     ///
     /// Both ends of the zoom obey every rule `--zoom` obeys (each frame lies between them, and a
     /// zoom's limits are a lowest and a deepest zoom); the frames between are computed from the
     /// ends' decimal exponents, so no ratio of the two can overflow or lose digits.
-    package func validateFrames(view: inout ViewOptions) throws {
-        guard let frame else {
-            if frames != nil || zoomTo != nil {
+    package func validateFrames(view: ViewOptions, output: String) throws {
+        guard isZoomSequence else {
+            if zoomTo != nil {
                 throw ValidationError(
-                    "\(frames != nil ? "--frames" : "--zoom-to") belongs to a zoom sequence; add --frame K/N (or auto)")
+                    "--zoom-to ends a zoom; add --frames N to render its N frames, or --frame K/N to render one")
+            }
+            if frames != nil {
+                throw ValidationError(
+                    "--frames N renders a zoom's N frames; add --zoom-to with the last frame's zoom")
             }
             return
         }
@@ -148,20 +179,58 @@ package struct BatchOptions: ParsableArguments {
             throw ValidationError("--frame renders one frame of a zoom; add --zoom-to with the last frame's zoom")
         }
         if view.preset == .benchmarksGame {
-            throw ValidationError("--frame zooms a view; the benchmarks-game preset has a fixed region")
+            throw ValidationError(
+                "\(frame != nil ? "--frame" : "--frames") zooms a view; the benchmarks-game preset has a fixed region")
         }
         if let frames, frames < 1 { throw ValidationError("--frames must be 1 or more (got \(frames))") }
         var last = view
         last.zoom = zoomTo
         try last.validate(zoomOption: "--zoom-to")
-        guard let (index, count) = try frameSelection() else { return }
+        let name = try FrameName(output, option: "-o")
+        if rendersEveryFrame {
+            if !name.hasNumber {
+                throw ValidationError(
+                    "--frames \(frames!) renders every frame, each to a file of its own: give -o a name with the "
+                        + "frame's number, such as frame-%04d.png (got \(output))")
+            }
+            if part != nil {
+                throw ValidationError(
+                    "--part renders part of one picture; give --frame K/N with it, or remove --part to render every "
+                        + "frame whole")
+            }
+        }
+        let count = try frameSelection()?.count ?? frames!
         let first = view.zoom ?? DecimalValue(value: 1, text: "1")
         if count == 1 && zoomTo.text != first.text {
+            let which = frame != nil ? "--frame \(try frameSelection()!.index)/1" : "--frames 1"
             throw ValidationError(
-                "--frame \(index)/1: a zoom of one frame is its first zoom, \(first.text), and never reaches --zoom-to "
+                "\(which): a zoom of one frame is its first zoom, \(first.text), and never reaches --zoom-to "
                     + "\(zoomTo.text); give N of 2 or more, or render --zoom \(zoomTo.text) without --frame")
         }
-        view.zoom = Self.frameZoom(from: first, to: zoomTo, frame: index, of: count)
+    }
+
+    /// Frame `index` of `count` of the zoom that starts at `view`.
+    package func frameView(of view: ViewOptions, frame index: Int, of count: Int) -> ViewOptions {
+        guard let zoomTo else { return view }
+        var frameView = view
+        frameView.zoom = Self.frameZoom(
+            from: view.zoom ?? DecimalValue(value: 1, text: "1"), to: zoomTo, frame: index, of: count)
+        return frameView
+    }
+
+    /// The frames this run renders (every frame, or the one `--frame` asks for), and the zoom's count;
+    /// nil outside a zoom sequence. Valid after ``validateFrames(view:output:)``.
+    package func framesRendered() throws -> (indices: Range<Int>, count: Int)? {
+        if let (index, count) = try frameSelection() { return (index..<(index + 1), count) }
+        guard rendersEveryFrame, let frames else { return nil }
+        return (0..<frames, frames)
+    }
+
+    /// The zoom of the deepest frame of the zoom from `first`: where a frame's orbit gets its precision.
+    package func deepestZoomExponent(from first: DecimalValue?) -> Double? {
+        guard isZoomSequence, let zoomTo else { return nil }
+        let start = DeepView.decimalExponent(ofZoom: first?.text ?? "1")
+        return max(start, DeepView.decimalExponent(ofZoom: zoomTo.text))
     }
 
     /// Frame `index` of `count` of a zoom from `first` to `last`: each frame `(last/first)^(1/(count − 1))`

@@ -18,6 +18,11 @@ public struct DeepView: Sendable, Hashable {
     /// Whether pixels skip iterations through the table of bilinear approximations (BLA);
     /// plain perturbation, every step one by one, otherwise.
     public var usesTable: Bool
+    /// The precision of an orbit shared with deeper views at the same centre (a zoom's frames
+    /// share the deepest frame's, ``ZoomOrbit``): the reference is computed with these bits where
+    /// they are more than the view's own, so that each frame is the same whether rendered alone
+    /// or with the others. Nil for a view of its own.
+    public var sharedOrbitBits: Int?
 
     /// A deep view; nil unless all three texts are decimal numbers and the zoom is positive.
     public init?(centerReal: String, centerImaginary: String, zoom: String, usesTable: Bool = true) {
@@ -56,6 +61,12 @@ public struct DeepView: Sendable, Hashable {
     /// The bits of precision the reference orbit needs for a grid of `size` samples: enough
     /// for the pixel step relative to the centre, plus 64 bits of margin.
     public func precisionBits(for size: ImageSize) -> Int {
+        max(Self.precisionBits(zoomExponent: zoomExponent, size: size), sharedOrbitBits ?? 0)
+    }
+
+    /// The bits a view of zoom 10^`zoomExponent` needs for a grid of `size` samples (see
+    /// ``precisionBits(for:)``).
+    public static func precisionBits(zoomExponent: Double, size: ImageSize) -> Int {
         let pixelBits = zoomExponent / 0.301_029_995_663_981_2 + log2(Double(max(1, min(size.width, size.height))))
         return max(64, Int(pixelBits.rounded(.up)) + 64)
     }

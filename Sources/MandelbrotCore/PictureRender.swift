@@ -229,6 +229,9 @@ public final class PictureRender: Sendable {
     ///   - plannedStop: A cancel planned for a time after the start (`--cancel-after`): told the
     ///     start, and disarmed once the last pass's work is done, so a render that finished
     ///     before its cancel came is a finished render.
+    ///   - references: Where a deep view's reference is kept for the renders that follow (`mandel serve`).
+    ///   - orbit: The orbit a deep view takes its reference from, computed by the first render that
+    ///     needs it (the frames of a zoom); it must serve the view (``ZoomOrbit/serves(_:samples:limit:)``).
     /// - Returns: The report. `wallSeconds` runs from the first pass's start to the last pass's
     ///   completion; the sink's writing of the last bands comes after it.
     /// - Throws: ``RenderCancelled`` if the cancel flag was set; a ``RenderFailure`` the strategy
@@ -237,7 +240,7 @@ public final class PictureRender: Sendable {
         _ strategy: any RenderStrategy, sink: (any BandSink)? = nil, settings: RunSettings = RunSettings(),
         cancellation runCancellation: CancellationFlag? = nil, onTileFinished: (@Sendable () -> Void)? = nil,
         onPreview: (@MainActor @Sendable (Double) -> Void)? = nil, plannedStop: (any PlannedStop)? = nil,
-        references: DeepReferenceStore? = nil
+        references: DeepReferenceStore? = nil, orbit: ZoomOrbit? = nil
     ) async throws -> RenderReport {
         // A run may have a flag of its own (a planned cancel of one run among many); ``cancellation`` otherwise.
         let cancellation = runCancellation ?? self.cancellation
@@ -295,9 +298,20 @@ public final class PictureRender: Sendable {
             let reach = job.deepReach
             let buildsTable = !strategy.workersBuildTheTable
             func make() throws(RenderFailure) -> DeepReference? {
-                try DeepReference(
-                    view: deep, reach: reach, limit: job.kernelLimit, cancellation: cancellation,
-                    progress: serialProgress, buildsTable: buildsTable)
+                guard let orbit else {
+                    return try DeepReference(
+                        view: deep, reach: reach, limit: job.kernelLimit, cancellation: cancellation,
+                        progress: serialProgress, buildsTable: buildsTable)
+                }
+                precondition(
+                    orbit.serves(deep, samples: reach.pictureSamples, limit: job.kernelLimit),
+                    "a shared orbit of another centre, precision or limit")
+                serialProgress.enter(.orbit)
+                guard let (steps, seconds) = try orbit.steps(cancellation: cancellation, progress: serialProgress)
+                else { return nil }
+                return try DeepReference(
+                    steps: steps, view: deep, reach: reach, limit: job.kernelLimit, orbitSeconds: seconds,
+                    buildsTable: buildsTable)
             }
             if let references {
                 let key = DeepReferenceStore.Key(

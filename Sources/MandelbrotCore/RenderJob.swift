@@ -112,7 +112,7 @@ public struct RenderJob: Sendable {
     /// The limit the kernel runs to. The Benchmarks Game checks the radius
     /// once more after its last iteration, which is the same as one more step
     /// of `EscapeTime.count`: in the set ⇔ count == limit + 1.
-    var kernelLimit: Int {
+    public var kernelLimit: Int {
         if case .benchmarksGame = region { iterations + 1 } else { iterations }
     }
 

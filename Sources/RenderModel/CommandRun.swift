@@ -10,6 +10,8 @@ import WorkVisuals
 /// | code | meaning |
 /// | --- | --- |
 /// | 64 | bad usage (the argument parser's, from `validate()`) |
+/// | 65 | an input file is not what it must be (a part, an orbit file) |
+/// | 66 | an input file cannot be read |
 /// | 69 | helper processes kept failing (`--strategy process`) |
 /// | 70 | strategies produced different pixels |
 /// | 71 | the system ran out of memory, threads or descriptors |
@@ -65,6 +67,9 @@ package enum CommandRun {
             case let failure as RenderFailure:
                 printError(failure.description + left)
                 throw ExitCode(failure.exitCode)
+            case let refused as OrbitFile.Refused:
+                printError(refused.description + left)
+                throw ExitCode(refused.exitCode)
             case let mismatch as PixelMismatch:
                 printError(mismatch.description)
                 throw ExitCode(70)

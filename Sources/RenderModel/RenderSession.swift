@@ -28,6 +28,8 @@ package struct RenderSession {
     package var part: (index: Int, count: Int, pictureSize: ImageSize)? = nil
     /// The frame of a zoom this run renders, and its zoom as computed; nil outside a zoom sequence.
     package var frame: (index: Int, count: Int, zoom: String)? = nil
+    /// The orbit a deep view takes its reference from (a zoom's, or one read from a file); nil to compute its own.
+    package var orbit: ZoomOrbit? = nil
 
     package init(
         job: RenderJob, strategy: any RenderStrategy, outputs: RenderOutputOptions, visuals: VisualOptions,
@@ -115,7 +117,8 @@ package struct RenderSession {
                 flag, plannedStop in
                 try await render.run(
                     strategy, sink: writer, settings: settings,
-                    cancellation: flag, onTileFinished: onTileFinished, onPreview: onPreview, plannedStop: plannedStop)
+                    cancellation: flag, onTileFinished: onTileFinished, onPreview: onPreview, plannedStop: plannedStop,
+                    orbit: orbit)
             }
             meter.finish()
         } catch {

@@ -101,6 +101,59 @@ final class DeepReference: @unchecked Sendable {
             orbitLength: Int(length), precisionBits: bits, extendedExponent: context.extended != 0)
     }
 
+    /// The reference of `view` from an orbit computed before (``ZoomOrbit``), which `orbitSeconds`
+    /// were spent on for this render (0 where another render computed it): a copy of its steps, and
+    /// the table built from them here unless the view says not to or `buildsTable` is false.
+    ///
+    /// A table built after the orbit holds the entries of one built beside it (the helpers of
+    /// `process` build theirs so), so a view's pixels do not depend on which way it was made.
+    init(
+        steps: OrbitSteps, view: DeepView, reach: (pictureSamples: ImageSize, farthestOffset: Double), limit: Int,
+        orbitSeconds: Double, buildsTable: Bool
+    ) throws(RenderFailure) {
+        precondition(steps.length <= limit, "an orbit of \(steps.length) steps for a limit of \(limit)")
+        let bits = view.precisionBits(for: reach.pictureSamples)
+        let start = MonotonicClock.nanoseconds()
+        orbit = try Self.allocateOrbit(limit: limit)
+        orbit.update(from: steps.orbit, count: 2 * (steps.length + 1))
+        context.orbit = orbit
+        context.length = UInt64(steps.length)
+        // Freed by deep_free_context, as deep_reference_orbit's are.
+        let tinyCount = steps.tinyIndex.count
+        context.tiny_count = UInt64(tinyCount)
+        context.tiny_index = malloc(max(1, tinyCount) * MemoryLayout<UInt64>.stride)?
+            .assumingMemoryBound(to: UInt64.self)
+        context.tiny_value = malloc(max(1, tinyCount) * MemoryLayout<deep_complex>.stride)?
+            .assumingMemoryBound(to: deep_complex.self)
+        guard let tinyIndex = context.tiny_index, let tinyValue = context.tiny_value else {
+            deep_free_context(&context)
+            free(orbit)
+            throw .outOfMemory(
+                bytes: tinyCount * (MemoryLayout<UInt64>.stride + MemoryLayout<deep_complex>.stride),
+                purpose: "the reference orbit's steps below 2^-960", available: nil)
+        }
+        for index in 0..<tinyCount {
+            tinyIndex[index] = steps.tinyIndex[index]
+            tinyValue[index] = steps.tinyValue[index]
+        }
+        context.inverse_zoom = deep_inverse_zoom(view.zoom, bits)
+        largestDelta = Self.scaled(reach.farthestOffset, by: context.inverse_zoom)
+        context.extended = context.inverse_zoom.e < -960 ? 1 : 0
+        context.center_re = steps.centerReal
+        context.center_im = steps.centerImaginary
+        usesTable = view.usesTable
+        exactView = ExactView(
+            centerReal: view.centerReal, centerImaginary: view.centerImaginary, zoom: view.zoom, bits: bits,
+            gridSide: min(reach.pictureSamples.width, reach.pictureSamples.height))
+        exactHandle = Self.attachExact(exactView, to: &context)
+        if view.usesTable && buildsTable { _ = deep_build_table(&context, largestDelta, Self.tableTolerance, nil) }
+        if buildsTable { _ = deep_prepare_lanes(&context) }
+        phases = DeepPhases(
+            orbitSeconds: orbitSeconds,
+            tableSeconds: view.usesTable && buildsTable ? MonotonicClock.seconds(since: start) : 0,
+            orbitLength: steps.length, precisionBits: bits, extendedExponent: context.extended != 0)
+    }
+
     /// A reference another process computed (see ``decode(from:limit:)``): `context` holds its
     /// orbit (in `orbit`, 2·(`limit` + 1) doubles from ``allocateOrbit(limit:)``, which this reference
     /// now owns), its tiny steps
@@ -203,7 +256,7 @@ package final class ExactPixelTally: Sendable {
 }
 
 /// An int that C code polls and a cancel handler sets, freed with the last reference to it.
-private final class StopWord: @unchecked Sendable {
+final class StopWord: @unchecked Sendable {
     let word: UnsafeMutablePointer<Int32>
 
     init(_ set: Bool) {

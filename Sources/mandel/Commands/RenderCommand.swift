@@ -95,7 +95,8 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
         try validateGrace(grace)
         try batch.validateParts(outputs: outputs, view: view, firstPicture: firstPicture)
         try batch.validateWindow(view: view)
-        try batch.validateFrames(view: &view)
+        try batch.validateFrames(view: view, output: outputs.output)
+        try validateZoomOutputs()
         try work.validateSingleValues(command: "render", size: view.size)
         try behaviour.validateSingleWait(command: "render")
         try sharing.validate(for: view.colorScheme, command: "render", lists: [])
@@ -146,7 +147,54 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
                     + "a file name, or remove --json"
             )
         }
-        try validateDistinctOutputs(namedOutputs)
+        try validateDistinctOutputs(
+            namedOutputs + (batch.orbitOutput.map { [("--orbit-out", $0)] } ?? [])
+                + (batch.orbitInput.map { [("--orbit", $0)] } ?? []))
+    }
+
+    /// Refuses what a run of every frame, or an orbit file, cannot do.
+    private func validateZoomOutputs() throws {
+        if batch.rendersEveryFrame {
+            let single =
+                visuals.outputs.map(\.named.option) + (outputs.previewOutput == nil ? [] : ["--preview-output"])
+            if let option = single.first {
+                throw ValidationError(
+                    "\(option) names one file, and --frames \(batch.frames!) renders every frame; render the frames one "
+                        + "at a time with --frame K/N to write it")
+            }
+        }
+        guard batch.orbitOutput != nil || batch.orbitInput != nil else { return }
+        let option = batch.orbitOutput != nil ? "--orbit-out" : "--orbit"
+        guard deepestView?.deepView != nil else {
+            throw ValidationError(
+                "\(option): this render has no reference orbit, its view being rendered with Doubles (a zoom under "
+                    + "1e6, --precision double, --julia or a preset); add --precision perturbation for one")
+        }
+        if let path = batch.orbitOutput, OutputFile.namesStandardOutput(path) {
+            throw ValidationError("--orbit-out \(path): an orbit is a file for other tasks to read; give a file name")
+        }
+    }
+
+    /// The view of the zoom's deepest frame (the view itself outside a zoom), whose orbit every frame takes.
+    private var deepestView: ViewOptions? {
+        guard let frames = try? batch.framesRendered() else { return view }
+        let first = batch.frameView(of: view, frame: 0, of: frames.count)
+        let last = batch.frameView(of: view, frame: frames.count - 1, of: frames.count)
+        return DeepView.decimalExponent(ofZoom: last.zoom?.text ?? "1")
+            >= DeepView.decimalExponent(ofZoom: first.zoom?.text ?? "1") ? last : first
+    }
+
+    /// The orbit every frame (or part) takes, read from `--orbit` or computed by the first render that needs
+    /// it; nil where each render computes its own (no zoom and no orbit file) or none has an orbit.
+    private func sharedOrbit(pictureSamples: ImageSize, limit: Int) throws -> ZoomOrbit? {
+        guard batch.isZoomSequence || batch.orbitInput != nil || batch.orbitOutput != nil,
+            let deepest = deepestView?.deepView
+        else { return nil }
+        let orbit = ZoomOrbit(
+            centerReal: deepest.centerReal, centerImaginary: deepest.centerImaginary,
+            bits: deepest.precisionBits(for: pictureSamples), limit: limit)
+        guard let path = batch.orbitInput else { return orbit }
+        return try OrbitFile.read(path, for: orbit)
     }
 
     /// Every file the run writes, with the option that names it.
@@ -167,24 +215,41 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     func run() async throws {
-        let picture = RenderJob(view: view, work: work)
-        var job = windowed(picture)
-        var partRun: (index: Int, count: Int, pictureSize: ImageSize)?
-        if let (index, count) = try batch.partSelection() {
-            let grid = batch.sliceGrid(for: view)
-            job = picture.rows(grid.rowsRendered(for: grid.slices(ofPart: index, of: count)))
-            partRun = (index, count, picture.size)
-        }
+        let sequence = try batch.framesRendered()
+        let frameName = sequence == nil ? nil : try FrameName(outputs.output, option: "-o")
         try await CommandRun.perform(grace: grace) { watch in
-            var session = RenderSession(
-                job: job, strategy: strategy.strategy, outputs: outputs, visuals: visuals, bandRows: bandRows(for: job),
-                behaviour: behaviour,
-                settings: behaviour.settings(
-                    sharing: sharing.sharing, order: work.orders[0]),
-                preview: firstPicture.preview, watch: watch)
-            session.part = partRun
-            session.frame = try batch.frameSelection().map { ($0.index, $0.count, view.zoom?.text ?? "1") }
-            try await session.run()
+            let whole = RenderJob(view: view, work: work)
+            let orbit = try sharedOrbit(pictureSamples: whole.deepReach.pictureSamples, limit: whole.kernelLimit)
+            for index in sequence?.indices ?? 0..<1 {
+                let frameView = sequence.map { batch.frameView(of: view, frame: index, of: $0.count) } ?? view
+                var frameOutputs = outputs
+                if let frameName { frameOutputs.output = frameName.name(ofFrame: index) }
+                var picture = RenderJob(view: frameView, work: work)
+                if let orbit, picture.deep != nil { picture.deep?.sharedOrbitBits = orbit.bits }
+                var job = windowed(picture)
+                var partRun: (index: Int, count: Int, pictureSize: ImageSize)?
+                if let (index, count) = try batch.partSelection() {
+                    let grid = batch.sliceGrid(for: view)
+                    job = picture.rows(grid.rowsRendered(for: grid.slices(ofPart: index, of: count)))
+                    partRun = (index, count, picture.size)
+                }
+                var session = RenderSession(
+                    job: job, strategy: strategy.strategy, outputs: frameOutputs, visuals: visuals,
+                    bandRows: bandRows(for: job), behaviour: behaviour,
+                    settings: behaviour.settings(sharing: sharing.sharing, order: work.orders[0]),
+                    preview: firstPicture.preview, watch: watch)
+                session.part = partRun
+                session.frame = sequence.map { (index, $0.count, frameView.zoom?.text ?? "1") }
+                session.orbit = orbit
+                try await session.run()
+                if watch.stoppedBy != nil { throw CommandRun.Stopped() }
+            }
+            if let orbit, let path = batch.orbitOutput {
+                guard let steps = try orbit.computedSteps(cancellation: watch.cancellation) else {
+                    throw CommandRun.Stopped()
+                }
+                try OrbitFile.write(orbit, steps: steps, to: try OutputFile(path: path))
+            }
         }
     }
 }

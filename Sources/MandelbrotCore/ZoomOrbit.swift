@@ -1,0 +1,133 @@
+import DeepShim
+import Platform
+
+/// One reference orbit for every picture at one centre: the frames of a zoom video, or the parts
+/// and frames of a batch job that read it from a file (``OrbitFile``).
+///
+/// All frames of a zoom share a centre, so the orbit the deepest frame needs (its precision,
+/// ``DeepView/sharedOrbitBits``) serves every frame: it is computed once, by the first frame
+/// rendered by perturbation, and each frame builds its own table from it (a table depends on
+/// the frame's zoom). A frame rendered alone (`--frame K/N`) computes the same orbit, with the same
+/// bits, and builds its table the same way, so its pixels are the same bytes.
+public final class ZoomOrbit: Sendable {
+    /// The centre, as the decimal texts the user gave.
+    public let centerReal: String
+    public let centerImaginary: String
+    /// The orbit's MPFR precision.
+    public let bits: Int
+    /// The iteration limit it is computed to (it stops sooner where the reference escapes).
+    public let limit: Int
+    private let computed: Locked<OrbitSteps?>
+
+    /// An orbit of the centre, computed with `bits` to `limit` steps when a render first needs it.
+    public init(centerReal: String, centerImaginary: String, bits: Int, limit: Int) {
+        self.centerReal = centerReal
+        self.centerImaginary = centerImaginary
+        self.bits = bits
+        self.limit = limit
+        computed = Locked(nil)
+    }
+
+    /// An orbit that was computed elsewhere (read from a file).
+    init(centerReal: String, centerImaginary: String, bits: Int, limit: Int, steps: OrbitSteps) {
+        self.centerReal = centerReal
+        self.centerImaginary = centerImaginary
+        self.bits = bits
+        self.limit = limit
+        computed = Locked(steps)
+    }
+
+    /// Whether the orbit is here (computed or read), so that rendering takes no serial time for it.
+    public var isComputed: Bool { computed.withLock { $0 != nil } }
+
+    /// Whether the orbit serves `view` counted to `limit` steps: the same centre texts, precision and limit.
+    public func serves(_ view: DeepView, samples: ImageSize, limit: Int) -> Bool {
+        view.centerReal == centerReal && view.centerImaginary == centerImaginary
+            && view.precisionBits(for: samples) == bits && limit == self.limit
+    }
+
+    /// The orbit, computing it now unless it is here; also the seconds it took (0 if it was here);
+    /// nil if `cancellation` was set meanwhile. A second caller waits for the first's computation.
+    func steps(
+        cancellation: CancellationFlag, progress: SerialProgress?
+    ) throws(RenderFailure) -> (steps: OrbitSteps, seconds: Double)? {
+        var failure: RenderFailure?
+        let found = computed.withLock { computed -> (steps: OrbitSteps, seconds: Double)? in
+            if let computed { return (computed, 0) }
+            let start = MonotonicClock.nanoseconds()
+            do throws(RenderFailure) {
+                guard let steps = try OrbitSteps(orbitOf: self, cancellation: cancellation, progress: progress) else {
+                    return nil
+                }
+                computed = steps
+                return (steps, MonotonicClock.seconds(since: start))
+            } catch {
+                failure = error
+                return nil
+            }
+        }
+        if let failure { throw failure }
+        return found
+    }
+
+    /// The orbit's steps, computing them now unless they are here; nil if `cancellation` was set meanwhile.
+    package func computedSteps(cancellation: CancellationFlag) throws(RenderFailure) -> OrbitSteps? {
+        try steps(cancellation: cancellation, progress: nil)?.steps
+    }
+}
+
+/// A reference orbit's steps as Doubles, with its steps below 2⁻⁹⁶⁰ kept exactly: what
+/// `deep_reference_orbit` computes, owned here and copied into each view's ``DeepReference``.
+package final class OrbitSteps: @unchecked Sendable {
+    // @unchecked: written only by the initialisers, read-only afterwards.
+    /// Z_0 … Z_length, re and im interleaved, in room for 2·(limit + 1) doubles (``DeepReference/allocateOrbit(limit:)``).
+    package let orbit: UnsafeMutablePointer<Double>
+    /// The reference's last index: where it escaped, or the limit.
+    package let length: Int
+    /// The steps whose Z is below 2⁻⁹⁶⁰ in both parts, increasing, and their values.
+    let tinyIndex: [UInt64]
+    let tinyValue: [deep_complex]
+    /// The reference point as Doubles (Z₁).
+    var centerReal: Double { orbit[2] }
+    var centerImaginary: Double { orbit[3] }
+
+    /// Computes the orbit of `zoom`'s centre; nil if cancelled.
+    init?(
+        orbitOf zoom: ZoomOrbit, cancellation: CancellationFlag, progress: SerialProgress?
+    ) throws(RenderFailure) {
+        let orbit = try DeepReference.allocateOrbit(limit: zoom.limit)
+        var context = deep_context()
+        context.orbit = orbit
+        let stop = StopWord(cancellation.isCancelled)
+        let registration = cancellation.onCancel { stop.set() }
+        let length = deep_reference_orbit(
+            zoom.centerReal, zoom.centerImaginary, zoom.bits, UInt64(zoom.limit), &context, stop.word,
+            progress?.steps)
+        if let registration { cancellation.removeHandler(registration) }
+        let tinySteps = Int(context.tiny_count)
+        defer { deep_free_context(&context) }
+        guard length != .max else {
+            free(orbit)
+            if stop.word.pointee != 0 { return nil }
+            throw .outOfMemory(
+                bytes: 2 * max(tinySteps, 16) * (MemoryLayout<UInt64>.size + MemoryLayout<deep_complex>.stride),
+                purpose: "the reference orbit's steps below 2^-960, kept exactly (\(tinySteps) so far, of at most "
+                    + "--iterations \(zoom.limit))", available: nil)
+        }
+        self.orbit = orbit
+        self.length = Int(length)
+        tinyIndex = (0..<tinySteps).map { context.tiny_index[$0] }
+        tinyValue = (0..<tinySteps).map { context.tiny_value[$0] }
+    }
+
+    /// Steps read from elsewhere: `orbit` (from ``DeepReference/allocateOrbit(limit:)``, now owned
+    /// here) holds Z_0 … Z_`length`.
+    init(orbit: UnsafeMutablePointer<Double>, length: Int, tinyIndex: [UInt64], tinyValue: [deep_complex]) {
+        self.orbit = orbit
+        self.length = length
+        self.tinyIndex = tinyIndex
+        self.tinyValue = tinyValue
+    }
+
+    deinit { free(orbit) }
+}

@@ -1,0 +1,90 @@
+package import Foundation
+package import ImageFiles
+package import MandelbrotCore
+import Platform
+
+/// A zoom's reference orbit in a file (`render --orbit-out`, `render --orbit`): one task of a
+/// batch job computes it, the frame or part tasks read it instead of computing it again.
+///
+/// Layout: the magic `mandel orbit 1\n` (15 bytes), the body ``ZoomOrbit`` writes
+/// (`fileBody`), and the CRC-32 of everything before it (4 bytes, little-endian). A file is
+/// taken only if it is a regular file, its checksum holds, and its orbit is the one the render
+/// would compute (centre texts, precision, limit); otherwise it is refused with one line (exit
+/// 65; 66 if it cannot be read), never used.
+package enum OrbitFile {
+    static let magic = Array("mandel orbit 1\n".utf8)
+
+    /// Why an orbit file was not taken.
+    package struct Refused: Error, CustomStringConvertible, LocalizedError {
+        package let description: String
+        /// 66 (`EX_NOINPUT`) when the file cannot be read, 65 (`EX_DATAERR`) when it is not the orbit asked for.
+        package let exitCode: Int32
+        package var errorDescription: String? { description }
+
+        init(_ path: String, _ reason: String, exitCode: Int32 = 65) {
+            description = "--orbit '\(Display.path(path))': \(reason)"
+            self.exitCode = exitCode
+        }
+    }
+
+    /// Writes `orbit`'s steps (which must be here) into `file`, and puts it in place.
+    package static func write(_ orbit: ZoomOrbit, steps: OrbitSteps, to file: OutputFile) throws(ImageFileError) {
+        do {
+            try orbit.fileBody(steps) { head, points in
+                var crc = Checksum.crc32(UnsafeRawBufferPointer(start: magic, count: magic.count))
+                try file.write(magic)
+                try head.withUnsafeBytes { crc = Checksum.crc32($0, continuing: crc) }
+                try file.write(head)
+                crc = Checksum.crc32(points, continuing: crc)
+                try file.write(points)
+                try file.write(withUnsafeBytes(of: crc.littleEndian) { Array($0) })
+            }
+        } catch let failure as ImageFileError {
+            throw failure
+        } catch {
+            throw .writeFailed(path: file.path, reason: "\(error)")
+        }
+        try file.flushAndClose()
+        try file.commit()
+    }
+
+    /// The orbit in the file at `path`, if it is `wanted`'s; throws ``Refused`` naming what does not fit.
+    package static func read(_ path: String, for wanted: ZoomOrbit) throws(Refused) -> ZoomOrbit {
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw Refused(path, String(cString: strerror(errno)), exitCode: 66) }
+        if let refusal = FileKind.refusal(status, for: "an orbit file") { throw Refused(path, refusal, exitCode: 66) }
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Refused(path, String(cString: strerror(errno)), exitCode: 66) }
+        defer { close(descriptor) }
+        guard fstat(descriptor, &status) == 0 else {
+            throw Refused(path, String(cString: strerror(errno)), exitCode: 66)
+        }
+        if let refusal = FileKind.refusal(status, for: "an orbit file") { throw Refused(path, refusal, exitCode: 66) }
+        let size = Int(status.st_size)
+        guard size >= magic.count + 4 else {
+            throw Refused(path, "it has \(size) bytes, too few for an orbit file (written by render --orbit-out)")
+        }
+        // Mapped, not read: an orbit of 10⁸ steps is 1.6 GB, and only its copy for the render is kept.
+        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), mapped != MAP_FAILED else {
+            throw Refused(path, "it cannot be mapped: \(String(cString: strerror(errno)))", exitCode: 66)
+        }
+        defer { munmap(mapped, size) }
+        let bytes = UnsafeRawBufferPointer(start: mapped, count: size)
+        guard bytes.prefix(magic.count).elementsEqual(magic) else {
+            throw Refused(path, "it is not an orbit file (written by render --orbit-out): its first bytes differ")
+        }
+        let covered = UnsafeRawBufferPointer(rebasing: bytes[..<(size - 4)])
+        var stored: UInt32 = 0
+        withUnsafeMutableBytes(of: &stored) {
+            $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[(size - 4)...]))
+        }
+        guard Checksum.crc32(covered) == UInt32(littleEndian: stored) else {
+            throw Refused(path, "its checksum does not hold: the file is damaged or cut short")
+        }
+        do {
+            return try ZoomOrbit.read(fileBody: UnsafeRawBufferPointer(rebasing: covered[magic.count...]), for: wanted)
+        } catch {
+            throw Refused(path, error.description)
+        }
+    }
+}

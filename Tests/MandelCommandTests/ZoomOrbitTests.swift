@@ -1,0 +1,216 @@
+import Foundation
+import ImageFiles
+import ProcessTestSupport
+import Testing
+
+/// One orbit for a whole zoom: `--frames N` renders every frame in one run, each the same file as
+/// its own `--frame K/N` render, and `--orbit-out` / `--orbit` carry the orbit between tasks, a
+/// file that does not fit being refused with one line, never used.
+@Suite("One orbit for every frame of a zoom, and orbit files")
+struct ZoomOrbitTests {
+    /// The seahorse valley from 10³ (Double) to 10¹² (perturbation), 5 frames.
+    static let zoom = [
+        "render", "--center", "-0.743643887037158704752191506114774,0.131825904205311970493132056385139",
+        "--size", "72x48", "--iterations", "1500", "--color", "smooth", "--zoom", "1e3", "--zoom-to", "1e12",
+    ]
+
+    static func bytes(_ folder: String, _ name: String) -> Data? {
+        FileManager.default.contents(atPath: folder + "/" + name)
+    }
+
+    /// The JSON lines of a run's standard output, one object per frame.
+    static func reports(_ output: String) throws -> [[String: Any]] {
+        try output.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    @Test(
+        "every frame of one run is the same file as its own --frame K/N render; the orbit is computed once",
+        arguments: [["--zoom", "1e3", "--zoom-to", "1e12"], ["--zoom", "1e12", "--zoom-to", "1e3"]])
+    func everyFrameMatchesItsOwnRender(ends: [String]) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let all = try MandelProcess.run(Self.zoom + ends + ["--frames", "5", "--json", "-o", "f-%03d.png"], in: folder)
+        #expect(all.status == 0, "\(all.standardError)")
+        let reports = try Self.reports(all.standardOutput)
+        #expect(reports.count == 5, "\(all.standardOutput)")
+        #expect(reports.map { $0["frame"] as? [Int] } == (0..<5).map { [$0, 5] })
+        // The frames rendered by perturbation (zoom 10⁶ and deeper: three of five) share one orbit,
+        // with the deepest frame's precision; only the first of them computes it.
+        let deep = reports.filter { $0["precision"] as? String == "perturbation" }
+        #expect(deep.count == 3, "\(reports.map { $0["precision"] ?? "?" })")
+        #expect(Set(deep.compactMap { $0["precision_bits"] as? Int }).count == 1)
+        #expect(deep.filter { ($0["orbit_seconds"] as? Double ?? 0) > 0 }.count == 1)
+        for index in 0..<5 {
+            let name = String(format: "f-%03d.png", index)
+            let alone = try MandelProcess.run(
+                Self.zoom + ends + ["--frame", "\(index)/5", "--json", "-o", "alone-\(index).png"], in: folder)
+            #expect(alone.status == 0, "\(alone.standardError)")
+            // Alone, a frame computes the zoom's orbit, with the deepest frame's precision, as the run of all does.
+            let report = try #require(try Self.reports(alone.standardOutput).first)
+            #expect(report["precision_bits"] as? Int == reports[index]["precision_bits"] as? Int, "frame \(index)")
+            let frame = try #require(Self.bytes(folder, name), "\(name) was not written")
+            #expect(frame == Self.bytes(folder, "alone-\(index).png"), "frame \(index) differs from --frame \(index)/5")
+        }
+    }
+
+    @Test("--frame K/N fills -o's frame number, as every frame's run does")
+    func frameNumberInTheName() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(Self.zoom + ["--frame", "3/5", "-o", "z%%-%4d.png"], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        #expect(Self.bytes(folder, "z%-   3.png") != nil, "\(names)")
+    }
+
+    @Test("a frame or the zoom's every frame from --orbit is the same file as one that computed its orbit")
+    func orbitFileRoundTrips() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let writer = try MandelProcess.run(
+            Self.zoom + ["--frame", "4/5", "--orbit-out", "zoom.orbit", "-o", "last.png"], in: folder)
+        #expect(writer.status == 0, "\(writer.standardError)")
+        #expect(Self.bytes(folder, "zoom.orbit") != nil)
+        let computed = try MandelProcess.run(Self.zoom + ["--frames", "5", "-o", "c-%d.png"], in: folder)
+        #expect(computed.status == 0, "\(computed.standardError)")
+        let read = try MandelProcess.run(
+            Self.zoom + ["--frames", "5", "--orbit", "zoom.orbit", "--json", "-o", "r-%d.png"], in: folder)
+        #expect(read.status == 0, "\(read.standardError)")
+        for report in try Self.reports(read.standardOutput) where report["precision"] as? String == "perturbation" {
+            #expect(report["orbit_seconds"] as? Double == 0, "an orbit read from a file takes no time to compute")
+        }
+        for index in 0..<5 {
+            #expect(Self.bytes(folder, "r-\(index).png") == Self.bytes(folder, "c-\(index).png"), "frame \(index)")
+        }
+        #expect(Self.bytes(folder, "last.png") == Self.bytes(folder, "c-4.png"))
+        // A part of the deepest frame's view reads it too, with no zoom sequence (the same precision).
+        let part = try MandelProcess.run(
+            Self.zoom.dropLast(4) + ["--zoom", "1e12", "--orbit", "zoom.orbit", "--part", "0/2", "-o", "p0.part"],
+            in: folder)
+        #expect(part.status == 0, "\(part.standardError)")
+    }
+
+    /// A file that is not the orbit this render would compute, whatever is wrong with it: refused
+    /// with one line naming the file and what does not fit, exit 65 (66 where it cannot be read),
+    /// and no picture written.
+    @Test("an orbit file that does not fit is refused with one line, never used")
+    func misfitsAreRefused() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let writer = try MandelProcess.run(
+            Self.zoom + ["--frame", "4/5", "--orbit-out", "good.orbit", "-o", "last.png"], in: folder)
+        #expect(writer.status == 0, "\(writer.standardError)")
+        let good = try #require(Self.bytes(folder, "good.orbit"))
+        /// `good` with its body edited by `edit` and its checksum made to hold again.
+        func forged(_ edit: (inout [UInt8]) -> Void) -> Data {
+            var bytes = [UInt8](good.dropLast(4))
+            edit(&bytes)
+            let crc = bytes.withUnsafeBytes { Checksum.crc32($0) }
+            return Data(bytes + withUnsafeBytes(of: crc.littleEndian) { Array($0) })
+        }
+        // The body's fields: 15 bytes of magic, then the centre's real text (a UInt32 count).
+        let realCount = Int(good[15]) | Int(good[16]) << 8
+        let imaginaryAt = 15 + 4 + realCount
+        let imaginaryCount = Int(good[imaginaryAt]) | Int(good[imaginaryAt + 1]) << 8
+        let bitsAt = imaginaryAt + 4 + imaginaryCount
+        let limitAt = bitsAt + 4
+        let lengthAt = limitAt + 8
+        let tinyAt = lengthAt + 8
+        func setWord(_ bytes: inout [UInt8], at offset: Int, _ value: UInt64, size: Int = 8) {
+            for index in 0..<size { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(index))) }
+        }
+        let files: [(name: String, contents: Data?, status: Int32, says: String)] = [
+            ("missing.orbit", nil, 66, "No such file"),
+            ("empty.orbit", Data(), 65, "too few for an orbit file"),
+            ("short.orbit", good.prefix(good.count / 2), 65, "checksum does not hold"),
+            (
+                "flipped.orbit",
+                Data(good.enumerated().map { $0.offset == good.count - 100 ? $0.element ^ 1 : $0.element }), 65,
+                "checksum does not hold"
+            ),
+            ("png.orbit", Self.bytes(folder, "last.png"), 65, "not an orbit file"),
+            ("bits.orbit", forged { setWord(&$0, at: bitsAt, 4000, size: 4) }, 65, "4000 bits of precision"),
+            ("limit.orbit", forged { setWord(&$0, at: limitAt, 1499) }, 65, "--iterations 1499, not 1500"),
+            ("length.orbit", forged { setWord(&$0, at: lengthAt, 1 << 40) }, 65, "1099511627776 steps"),
+            ("zero.orbit", forged { setWord(&$0, at: lengthAt, 0) }, 65, "0 steps"),
+            ("tiny.orbit", forged { setWord(&$0, at: tinyAt, 1 << 62) }, 65, "do not hold"),
+            ("centre.orbit", forged { $0[15 + 4 + realCount - 1] ^= 1 }, 65, "it is the orbit of --center"),
+            (
+                "point.orbit", forged { setWord(&$0, at: $0.count - 16 * 3, Double.nan.bitPattern) }, 65,
+                "no orbit there"
+            ),
+            ("outside.orbit", forged { setWord(&$0, at: $0.count - 16 * 40, 3.0.bitPattern) }, 65, "no orbit there"),
+            ("trailing.orbit", forged { $0 += [0] }, 65, "do not hold"),
+        ]
+        for file in files {
+            if let contents = file.contents { try contents.write(to: URL(fileURLWithPath: folder + "/" + file.name)) }
+            let result = try MandelProcess.run(
+                Self.zoom + ["--frame", "3/5", "--orbit", file.name, "-o", "out.png"], in: folder)
+            #expect(result.status == file.status, "\(file.name): \(result.standardError)")
+            let lines = result.standardError.split(separator: "\n")
+            #expect(
+                lines.count == 1 && lines[0].contains("--orbit '\(file.name)'"), "\(file.name): \(result.standardError)"
+            )
+            #expect(result.standardError.contains(file.says), "\(file.name): \(result.standardError)")
+            #expect(Self.bytes(folder, "out.png") == nil, "\(file.name): a picture was written")
+        }
+        // Not a regular file: a folder and a FIFO with no writer, refused at once, never waited on.
+        try FileManager.default.createDirectory(atPath: folder + "/folder.orbit", withIntermediateDirectories: false)
+        #expect(mkfifo(folder + "/fifo.orbit", 0o600) == 0)
+        for (name, kind) in [("folder.orbit", "a folder"), ("fifo.orbit", "a FIFO")] {
+            let result = try MandelProcess.run(
+                Self.zoom + ["--frame", "3/5", "--orbit", name, "-o", "out.png"], in: folder)
+            #expect(result.status == 66 && result.standardError.contains("it is \(kind)"), "\(result.standardError)")
+        }
+        // Another size needs another precision; another --zoom-to another too.
+        for (arguments, says) in [
+            (["--size", "720x480"], "this render's needs"), (["--zoom-to", "1e30"], "this render's needs"),
+        ] {
+            let result = try MandelProcess.run(
+                Self.zoom + arguments + ["--frame", "3/5", "--orbit", "good.orbit", "-o", "out.png"], in: folder)
+            #expect(result.status == 65 && result.standardError.contains(says), "\(arguments): \(result.standardError)")
+        }
+    }
+
+    @Test(
+        "what a zoom of every frame, or an orbit file, cannot be is refused up front",
+        arguments: [
+            (["--frames", "5", "-o", "f.png"], "give -o a name with the frame's number, such as frame-%04d.png"),
+            (["--frames", "5", "-o", "f-%d-%d.png"], "it has two frame numbers"),
+            (["--frames", "5", "-o", "f-%s.png"], "'%s' is not a number's form"),
+            (["--frames", "5", "-o", "f-%123d.png"], "is not a number's form"),
+            (["--frames", "5", "-o", "f-%d.png", "--counts", "c.npy"], "--counts names one file"),
+            (["--frames", "5", "-o", "f-%d.png", "--part", "0/2"], "--part renders part of one picture"),
+            (["--frames", "5", "-o", "-"], "give -o a name with the frame's number"),
+            (
+                ["--zoom-to", "1e12", "--frames", "5", "-o", "f-%d.png", "--orbit-out", "f-%d.png"],
+                "name the same file"
+            ),
+        ])
+    func zoomRefusals(arguments: [String], says: String) throws {
+        let result = try MandelProcess.run(Self.zoom + arguments, in: temporaryFolder())
+        #expect(result.status == 64, "\(arguments): \(result.standardError)")
+        #expect(result.standardError.contains(says), "\(arguments): \(result.standardError)")
+    }
+
+    @Test(
+        "--zoom-to and --frames each need the other (or --frame); an orbit file needs an orbit",
+        arguments: [
+            (["render", "--zoom-to", "1e9"], "add --frames N to render its N frames, or --frame K/N"),
+            (["render", "--frames", "4", "-o", "f-%d.png"], "add --zoom-to with the last frame's zoom"),
+            (["render", "--zoom", "1e3", "--orbit-out", "o.orbit"], "this render has no reference orbit"),
+            (["render", "--zoom", "1e9", "--precision", "double", "--orbit", "o.orbit"], "no reference orbit"),
+            (
+                ["render", "--preset", "benchmarks-game", "--size", "64x64", "--orbit-out", "o.orbit"],
+                "no reference orbit"
+            ),
+            (["render", "--zoom", "1e9", "--orbit-out", "-"], "give a file name"),
+        ])
+    func orbitNeedsADeepView(arguments: [String], says: String) throws {
+        let result = try MandelProcess.run(arguments, in: temporaryFolder())
+        #expect(result.status == 64, "\(arguments): \(result.standardError)")
+        #expect(result.standardError.contains(says), "\(arguments): \(result.standardError)")
+    }
+}
