@@ -306,6 +306,9 @@ public final class PictureRender: Sendable {
                 precondition(
                     orbit.serves(deep, samples: reach.pictureSamples, limit: job.kernelLimit),
                     "a shared orbit of another centre, precision or limit")
+                if let prepared = orbit.takePrepared(view: deep, reach: reach, buildsTable: buildsTable) {
+                    return prepared
+                }
                 serialProgress.enter(.orbit)
                 guard let (steps, seconds) = try orbit.steps(cancellation: cancellation, progress: serialProgress)
                 else { return nil }

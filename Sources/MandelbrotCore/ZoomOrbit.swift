@@ -1,4 +1,5 @@
 import DeepShim
+import Foundation
 import Platform
 
 /// One reference orbit for every picture at one centre: the frames of a zoom video, or the parts
@@ -18,6 +19,10 @@ public final class ZoomOrbit: Sendable {
     /// The iteration limit it is computed to (it stops sooner where the reference escapes).
     public let limit: Int
     private let computed: Locked<OrbitSteps?>
+    /// A reference being built, or built, on a thread of its own for a render still to come (the
+    /// next frame's, built while this frame's pixels are computed), and the view it is for.
+    /// At most two: the one this frame takes, and the next frame's.
+    private let prepared = Locked<[PreparedReference]>([])
 
     /// An orbit of the centre, computed with `bits` to `limit` steps when a render first needs it.
     public init(centerReal: String, centerImaginary: String, bits: Int, limit: Int) {
@@ -68,6 +73,46 @@ public final class ZoomOrbit: Sendable {
         }
         if let failure { throw failure }
         return found
+    }
+
+    /// Starts building `job`'s reference (its table above all) on a thread of its own, for its render
+    /// to take when it comes (``PictureRender/run``); nothing unless the orbit is here and `job` is
+    /// a deep view it serves. Meant for the next frame of a zoom while this one's pixels are
+    /// computed: the table is serial, and would leave the other processors idle at its frame's start.
+    public func prepare(_ job: RenderJob, buildsTable: Bool) {
+        guard let deep = job.deep, serves(deep, samples: job.deepReach.pictureSamples, limit: job.kernelLimit),
+            let steps = computed.withLock({ $0 })
+        else { return }
+        let key = PreparedReference.Key(view: deep, reach: job.deepReach.farthestOffset, buildsTable: buildsTable)
+        let building = PreparedReference(key: key)
+        prepared.withLock { $0 = $0.suffix(1) + [building] }
+        let reach = job.deepReach
+        let limit = job.kernelLimit
+        let thread = Thread {
+            building.finish(
+                try? DeepReference(
+                    steps: steps, view: deep, reach: reach, limit: limit, orbitSeconds: 0, buildsTable: buildsTable))
+        }
+        thread.name = "mandel.next-frame-table"
+        thread.start()
+    }
+
+    /// The reference prepared for `view` (waiting for it if it is still being built), with the
+    /// seconds waited; nil if none was prepared for it.
+    func takePrepared(
+        view: DeepView, reach: (pictureSamples: ImageSize, farthestOffset: Double), buildsTable: Bool
+    ) -> DeepReference? {
+        let key = PreparedReference.Key(view: view, reach: reach.farthestOffset, buildsTable: buildsTable)
+        guard
+            let building = prepared.withLock({ list -> PreparedReference? in
+                guard let index = list.firstIndex(where: { $0.key == key }) else { return nil }
+                return list.remove(at: index)
+            })
+        else { return nil }
+        let start = MonotonicClock.nanoseconds()
+        guard let reference = building.wait() else { return nil }
+        reference.takenPrepared(waitedSeconds: MonotonicClock.seconds(since: start))
+        return reference
     }
 
     /// The orbit's steps, computing them now unless they are here; nil if `cancellation` was set meanwhile.
@@ -130,4 +175,31 @@ package final class OrbitSteps: @unchecked Sendable {
     }
 
     deinit { free(orbit) }
+}
+
+/// A reference built on a thread of its own, and the view it is for.
+private final class PreparedReference: Sendable {
+    struct Key: Equatable {
+        let view: DeepView
+        let reach: Double
+        let buildsTable: Bool
+    }
+
+    let key: Key
+    private let done = DispatchSemaphore(value: 0)
+    private let result = Locked<DeepReference?>(nil)
+
+    init(key: Key) { self.key = key }
+
+    func finish(_ reference: DeepReference?) {
+        result.withLock { $0 = reference }
+        done.signal()
+    }
+
+    /// The reference, once built (nil if there was no memory for it).
+    func wait() -> DeepReference? {
+        done.wait()
+        done.signal()
+        return result.withLock { $0 }
+    }
 }

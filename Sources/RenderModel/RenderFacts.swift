@@ -251,7 +251,7 @@ package struct RenderSummary {
         if let samples = behaviour.samples { text += " | peak \(samples.peakThreads) threads" }
         if let merge = report.merge { text += " | " + WorkloadText.describe(merge) }
         if let phases = report.deepPhases {
-            text += " | " + DeepText.describe(phases, wallSeconds: report.wallSeconds)
+            text += " | " + DeepText.describe(phases, wallSeconds: report.wallSeconds, workers: facts.job.workers)
             if let untrusted = report.deepUntrustedPixels {
                 func pixels(_ count: Int) -> String { count == 1 ? "1 pixel" : "\(count) pixels" }
                 if untrusted.counted > 0 { text += "; \(pixels(untrusted.counted)) counted again in MPFR" }

@@ -86,6 +86,10 @@ package struct RenderJSON: Encodable {
     /// The serial parts' share of the wall time, and what it leaves two workers (Amdahl's law).
     @OrNull package var serialShare: Double?
     @OrNull package var twoWorkerBound: Double?
+    /// The bound for the render's own workers, and the orbit's microseconds a step at its precision
+    /// (null where this render took an orbit computed before).
+    @OrNull package var workersBound: Double?
+    @OrNull package var orbitStepMicroseconds: Double?
     /// Deep views: the pixels whose Double steps could not decide their count, counted again in
     /// MPFR, and those left with their Double counts, past the MPFR budget (null for `double`, and
     /// for the `process` strategy, whose helpers count their own).
@@ -173,6 +177,8 @@ package struct RenderJSON: Encodable {
             pixelSeconds = max(0, report.wallSeconds - phases.orbitSeconds - phases.tableSeconds)
             serialShare = share
             twoWorkerBound = DeepText.amdahlBound(serialShare: share, workers: 2)
+            workersBound = DeepText.amdahlBound(serialShare: share, workers: job.workers)
+            orbitStepMicroseconds = DeepText.stepMicroseconds(phases)
             exactPixels = report.deepUntrustedPixels?.counted
             uncertainPixels = report.deepUntrustedPixels?.left
         }

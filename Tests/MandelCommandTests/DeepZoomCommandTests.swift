@@ -69,7 +69,8 @@ struct DeepZoomCommandTests {
         #expect(result.firstErrorLine.contains("note: ") && result.firstErrorLine.contains("perturbation"))
         #expect(result.standardOutput.contains("| perturbation: orbit "))
         #expect(result.standardOutput.contains(", table ") && result.standardOutput.contains(", pixels "))
-        #expect(result.standardOutput.contains("so 2 workers are at most"))
+        #expect(
+            result.standardOutput.contains(" µs each at ") && result.standardOutput.contains(" workers are at most "))
     }
 
     @Test("--json gives the precision and, for a deep view, the serial parts' times, their share and its bound")
@@ -79,7 +80,7 @@ struct DeepZoomCommandTests {
         let deep = try MandelProcess.run(
             [
                 "render", "--size", "48x32", "--center", "-1.7685,0.0035", "--zoom", "1e20", "--iterations", "2000",
-                "--json", "-o", "p.png",
+                "--workers", "3", "--json", "-o", "p.png",
             ], in: folder)
         #expect(deep.status == 0, "\(deep.standardError)")
         let fields = try #require(
@@ -101,6 +102,10 @@ struct DeepZoomCommandTests {
         #expect(share > 0 && share < 1 && abs(share - (orbit + table) / wall) < 1e-9)
         let bound = try #require(fields["two_worker_bound"] as? Double)
         #expect(abs(bound - 1 / (share + (1 - share) / 2)) < 1e-9 && bound >= 1 && bound <= 2)
+        let workersBound = try #require(fields["workers_bound"] as? Double)
+        #expect(abs(workersBound - 1 / (share + (1 - share) / 3)) < 1e-9 && workersBound >= bound && workersBound <= 3)
+        let step = try #require(fields["orbit_step_microseconds"] as? Double)
+        #expect(abs(step - orbit * 1e6 / Double(steps)) < 1e-6 * step && step > 0)
         #expect(fields["precision_reason"] as? String == "samples-coincide")
         let exact = try #require(fields["exact_pixels"] as? Int)
         #expect(exact >= 0 && exact <= 48 * 32)
@@ -114,7 +119,7 @@ struct DeepZoomCommandTests {
         #expect(plain["precision_reason"] as? String == "shallow")
         for key in [
             "bla", "orbit_seconds", "table_seconds", "pixel_seconds", "serial_share", "two_worker_bound",
-            "exact_pixels",
+            "workers_bound", "orbit_step_microseconds", "exact_pixels",
             "uncertain_pixels",
         ] {
             #expect(plain[key] is NSNull, "\(key)")

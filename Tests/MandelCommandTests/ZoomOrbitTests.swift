@@ -42,6 +42,8 @@ struct ZoomOrbitTests {
         #expect(deep.count == 3, "\(reports.map { $0["precision"] ?? "?" })")
         #expect(Set(deep.compactMap { $0["precision_bits"] as? Int }).count == 1)
         #expect(deep.filter { ($0["orbit_seconds"] as? Double ?? 0) > 0 }.count == 1)
+        #expect(
+            deep.filter { $0["orbit_step_microseconds"] is Double }.count == 1, "the frames after it took the orbit")
         for index in 0..<5 {
             let name = String(format: "f-%03d.png", index)
             let alone = try MandelProcess.run(

@@ -7,7 +7,7 @@ final class DeepReference: @unchecked Sendable {
     // Written only by `init`; read by any number of workers afterwards.
     private(set) var context = deep_context()
     let orbit: UnsafeMutablePointer<Double>
-    let phases: DeepPhases
+    private(set) var phases: DeepPhases
     let usesTable: Bool
     /// The largest delta of the grid, which the table's radii allow for.
     let largestDelta: deep_real
@@ -175,6 +175,14 @@ final class DeepReference: @unchecked Sendable {
         phases = DeepPhases(
             orbitSeconds: 0, tableSeconds: usesTable ? MonotonicClock.seconds(since: tableStart) : 0,
             orbitLength: Int(context.length), precisionBits: 0, extendedExponent: context.extended != 0)
+    }
+
+    /// Reports a reference built beside an earlier render (``ZoomOrbit/prepare(_:buildsTable:)``) as
+    /// what it cost the render that takes it: no orbit, and the `seconds` it waited for the table.
+    func takenPrepared(waitedSeconds seconds: Double) {
+        phases = DeepPhases(
+            orbitSeconds: 0, tableSeconds: seconds, orbitLength: phases.orbitLength,
+            precisionBits: phases.precisionBits, extendedExponent: phases.extendedExponent)
     }
 
     /// Adds `seconds` that another process spent building its copy of the table.

@@ -241,6 +241,14 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
                 session.part = partRun
                 session.frame = sequence.map { (index, $0.count, frameView.zoom?.text ?? "1") }
                 session.orbit = orbit
+                // The next frame's table, built while this frame's pixels are computed.
+                if let orbit, let sequence, index + 1 < sequence.indices.upperBound {
+                    let next = RenderJob(
+                        view: batch.frameView(of: view, frame: index + 1, of: sequence.count), work: work)
+                    var nextJob = next
+                    nextJob.deep?.sharedOrbitBits = orbit.bits
+                    orbit.prepare(windowed(nextJob), buildsTable: !strategy.strategy.workersBuildTheTable)
+                }
                 try await session.run()
                 if watch.stoppedBy != nil { throw CommandRun.Stopped() }
             }
