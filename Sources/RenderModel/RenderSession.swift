@@ -30,6 +30,8 @@ package struct RenderSession {
     package var frame: (index: Int, count: Int, zoom: String)? = nil
     /// The orbit a deep view takes its reference from (a zoom's, or one read from a file); nil to compute its own.
     package var orbit: ZoomOrbit? = nil
+    /// Whether the note on how a deep view is computed is printed (a zoom's run prints it for its first deep frame only).
+    package var printsDeepNote = true
 
     package init(
         job: RenderJob, strategy: any RenderStrategy, outputs: RenderOutputOptions, visuals: VisualOptions,
@@ -89,7 +91,7 @@ package struct RenderSession {
         facts.part = part
         facts.frame = frame
         if let warning = facts.precisionWarning { printError("warning: " + warning) }
-        if let note = facts.deepNote { printError("note: " + note) }
+        if printsDeepNote, let note = facts.deepNote { printError("note: " + note) }
         let writer = BandWriter(
             stream: try ImageStream(of: facts, output: image, outputs: outputs), cancellation: watch.cancellation)
         let meter = ProgressMeter(

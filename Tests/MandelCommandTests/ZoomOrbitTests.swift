@@ -35,6 +35,8 @@ struct ZoomOrbitTests {
         #expect(all.status == 0, "\(all.standardError)")
         let reports = try Self.reports(all.standardOutput)
         #expect(reports.count == 5, "\(all.standardOutput)")
+        // How a deep view is computed is said once, for the first deep frame, not for every one.
+        #expect(all.standardError.components(separatedBy: "note: ").count == 2, "\(all.standardError)")
         #expect(reports.map { $0["frame"] as? [Int] } == (0..<5).map { [$0, 5] })
         // The frames rendered by perturbation (zoom 10⁶ and deeper: three of five) share one orbit,
         // with the deepest frame's precision; only the first of them computes it.

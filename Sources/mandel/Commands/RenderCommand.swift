@@ -220,6 +220,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
         try await CommandRun.perform(grace: grace) { watch in
             let whole = RenderJob(view: view, work: work)
             let orbit = try sharedOrbit(pictureSamples: whole.deepReach.pictureSamples, limit: whole.kernelLimit)
+            var notedDeep = false
             for index in sequence?.indices ?? 0..<1 {
                 let frameView = sequence.map { batch.frameView(of: view, frame: index, of: $0.count) } ?? view
                 var frameOutputs = outputs
@@ -241,6 +242,8 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
                 session.part = partRun
                 session.frame = sequence.map { (index, $0.count, frameView.zoom?.text ?? "1") }
                 session.orbit = orbit
+                session.printsDeepNote = !notedDeep
+                notedDeep = notedDeep || job.deep != nil
                 // The next frame's table, built while this frame's pixels are computed.
                 if let orbit, let sequence, index + 1 < sequence.indices.upperBound {
                     let next = RenderJob(
