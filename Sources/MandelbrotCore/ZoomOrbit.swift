@@ -42,6 +42,10 @@ public final class ZoomOrbit: Sendable {
         computed = Locked(steps)
     }
 
+    /// The memory the shared orbit holds beside each render's own copy of it (16 bytes a step, for
+    /// as many steps as the limit, as ``DeepMemory`` counts a reference's orbit).
+    public var heldBytes: Int { 16 * (limit + 1) }
+
     /// Whether the orbit is here (computed or read), so that rendering takes no serial time for it.
     public var isComputed: Bool { computed.withLock { $0 != nil } }
 

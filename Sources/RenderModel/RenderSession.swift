@@ -81,7 +81,9 @@ package struct RenderSession {
         try checkRoom(image: image, extras: extras)
         let render = try PictureRender(
             job: job, bandHeight: bandRows, keepsCounts: visuals.keepsCounts,
-            extraBytes: Self.saturatingSum(mapBytes, encoderBytes), histogramMerges: [settings.sharing.merge],
+            extraBytes: Self.saturatingSum(
+                Self.saturatingSum(mapBytes, encoderBytes), job.deep == nil ? 0 : orbit?.heldBytes ?? 0),
+            histogramMerges: [settings.sharing.merge],
             strategies: [strategy], previewEvery: preview,
             cancellation: watch.cancellation)
         var facts = RenderFacts(

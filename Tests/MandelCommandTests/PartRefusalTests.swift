@@ -140,7 +140,7 @@ struct PartRefusalTests {
             (["--part", "0/2", "--preview", "4"], "--preview shows a whole picture"),
             (["--part", "auto", "--parts", "2"], "none is set (SLURM_ARRAY_TASK_ID, JOB_COMPLETION_INDEX"),
             (["--frame", "1/4"], "add --zoom-to"),
-            (["--zoom-to", "9"], "add --frame K/N"),
+            (["--zoom-to", "9"], "add --frames N to render its N frames, or --frame K/N to render one"),
             (["--frame", "1/4", "--zoom-to", "0"], "--zoom-to must be a finite number greater than 0"),
             (["--part", "auto", "--frame", "auto", "--zoom-to", "4"], "would both take the engine's one index"),
         ])
