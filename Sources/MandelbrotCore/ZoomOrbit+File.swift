@@ -58,10 +58,24 @@ extension ZoomOrbit {
             let limit = try reader.read(UInt64.self)
             let length = try reader.read(UInt64.self)
             let tinyCount = try reader.read(UInt64.self)
-            let centre = "\(String(decoding: real, as: UTF8.self)),\(String(decoding: imaginary, as: UTF8.self))"
+            // Texts are checked before they are compared or named: a forged one could hold anything.
+            var texts: [String] = []
+            for bytes in [real, imaginary] {
+                let text = String(decoding: bytes, as: UTF8.self)
+                guard text.utf8.elementsEqual(bytes), DeepView.isNumber(text) else {
+                    throw OrbitFileProblem("its centre is not a pair of decimal numbers: the file is damaged")
+                }
+                texts.append(text)
+            }
+            let centre = "\(texts[0]),\(texts[1])"
             let wantedCentre = "\(wanted.centerReal),\(wanted.centerImaginary)"
             guard centre == wantedCentre else {
-                throw OrbitFileProblem("it is the orbit of --center \(centre), not \(wantedCentre)")
+                // Centres of a thousand digits are named by their first digits, and where they differ.
+                func shown(_ text: String) -> String { text.count > 60 ? text.prefix(60) + "…" : text }
+                let same = zip(centre, wantedCentre).prefix { $0 == $1 }.count
+                throw OrbitFileProblem(
+                    "it is the orbit of --center \(shown(centre)), not \(shown(wantedCentre))"
+                        + (same > 40 ? " (they differ from character \(same + 1) on)" : ""))
             }
             guard bits == wanted.bits else {
                 throw OrbitFileProblem(

@@ -1,0 +1,161 @@
+import Foundation
+import ImageFiles
+import MandelbrotCore
+import RenderModel
+import Testing
+
+/// Orbit files (`render --orbit`) under hostile edits: `scripts/fuzz --target orbit` runs a
+/// million, the ordinary suite a few hundred from a fixed seed. Each input is a real orbit file
+/// damaged or forged one way (most with the checksum made to hold again, so that the edit reaches
+/// the fields), read in process as `render --orbit` reads it. Every input must be taken (an orbit
+/// of the right shape) or refused with one line and exit 65 or 66; none may crash, hang, or take
+/// 100 MB.
+@Suite("Orbit file fuzzing", .serialized)
+struct OrbitFileFuzzTests {
+    static let environment = ProcessInfo.processInfo.environment
+    static let inputs = environment["MANDEL_FUZZ_INPUTS"].flatMap { Int($0) } ?? 400
+    static let seed = environment["MANDEL_FUZZ_SEED"].flatMap { UInt64($0) } ?? 43
+    /// Peak memory is the test process's: measured only in a fuzz run, where no other test runs beside.
+    static let measuresMemory = environment["MANDEL_FUZZ_INPUTS"] != nil
+    static let memoryLimit = 100 << 20
+
+    /// The orbit the files are of: a centre near the seahorse valley, 3,000 steps, with steps kept exactly.
+    static func wanted() -> ZoomOrbit {
+        ZoomOrbit(
+            centerReal: "-0.743643887037158704752191506114774", centerImaginary: "0.131825904205311970493132056385139",
+            bits: 128, limit: 3000)
+    }
+
+    /// A valid orbit file's bytes.
+    static func validFile(in folder: String) throws -> [UInt8] {
+        let orbit = wanted()
+        let steps = try #require(try orbit.computedSteps(cancellation: CancellationFlag()))
+        let path = folder + "/valid.orbit"
+        try OrbitFile.write(orbit, steps: steps, to: try OutputFile(path: path))
+        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    @Test("no orbit file crashes the reader, hangs it, takes 100 MB, or is refused without one line and 65 or 66")
+    func readerSurvivesHostileFiles() throws {
+        let folder = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+        let work = folder + "/mandel-orbit-fuzz-\(getpid())"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: work) }
+        let valid = try Self.validFile(in: work)
+        let wanted = Self.wanted()
+        var generator = OrbitFileForger(valid: valid, seed: Self.seed)
+        let watchdog = HangWatchdog(seconds: 60, seed: Self.seed)
+        var counts: [String: Int] = [:]
+        var largest = 0
+        let path = work + "/input.orbit"
+        for index in 0..<Self.inputs {
+            let (bytes, what) = generator.next()
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let named = "input \(index) of seed \(Self.seed) (\(what))"
+            watchdog.begin(index, what)
+            let base = Self.measuresMemory ? PeakMemory.resetToResident() : 0
+            do {
+                let orbit = try OrbitFile.read(path, for: wanted)
+                #expect(orbit.isComputed && orbit.bits == wanted.bits && orbit.limit == wanted.limit, "\(named)")
+                counts["taken", default: 0] += 1
+            } catch {
+                #expect(error.exitCode == 65 || error.exitCode == 66, "\(named): \(error.exitCode)")
+                #expect(
+                    error.description.hasPrefix("--orbit '") && !error.description.contains("\n"),
+                    "\(named): \(error.description)")
+                counts["refused (\(error.exitCode))", default: 0] += 1
+            }
+            watchdog.end()
+            let growth = Self.measuresMemory ? PeakMemory.highWater() - base : 0
+            largest = max(largest, growth)
+            #expect(growth < Self.memoryLimit, "\(named) took \(growth) bytes")
+        }
+        watchdog.stop()
+        print(
+            "fuzz: orbit: \(Self.inputs) inputs from seed \(Self.seed): "
+                + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+                + "; largest growth of peak memory \(largest >> 10) KiB")
+        // The forger must reach both ends: files taken (edits a valid orbit survives) and refused.
+        #expect(counts["taken", default: 0] > 0 && counts["refused (65)", default: 0] > 0, "\(counts)")
+    }
+}
+
+/// Damaged and forged orbit files made from a valid one: bits flipped, cut short, lengthened;
+/// and, with the CRC-32 made to hold again, each field of the header set to a boundary value,
+/// bytes anywhere set to boundary bytes, points set to special numbers, the body cut or grown.
+struct OrbitFileForger {
+    let valid: [UInt8]
+    var random: SeededRandom
+    /// Where the header's fields start: the real text's count, the imaginary text's, the bits, the
+    /// limit, the length, the count of small steps, the first small step, the points.
+    let fields: [(name: String, offset: Int, size: Int)]
+
+    init(valid: [UInt8], seed: UInt64) {
+        self.valid = valid
+        random = SeededRandom(seed: seed)
+        func word(_ at: Int) -> Int { Int(valid[at]) | Int(valid[at + 1]) << 8 | Int(valid[at + 2]) << 16 }
+        let real = 15
+        let imaginary = real + 4 + word(real)
+        let bits = imaginary + 4 + word(imaginary)
+        fields = [
+            ("real text count", real, 4), ("imaginary text count", imaginary, 4), ("bits", bits, 4),
+            ("limit", bits + 4, 8), ("length", bits + 12, 8), ("small steps", bits + 20, 8),
+            ("first point", bits + 28, 8),
+        ]
+    }
+
+    static let boundaries: [UInt64] = [
+        0, 1, 2, 63, 64, 127, 128, 129, 2999, 3000, 3001, 1 << 31, (1 << 32) - 1, 1 << 32, 1 << 40, 1 << 62,
+        UInt64.max, UInt64.max - 1, Double.nan.bitPattern, Double.infinity.bitPattern, 4.0.bitPattern,
+        (-0.0).bitPattern, 2.0000001.bitPattern,
+    ]
+
+    /// `body` (the file without its checksum) with a checksum that holds.
+    static func sealed(_ body: [UInt8]) -> [UInt8] {
+        let crc = body.withUnsafeBytes { Checksum.crc32($0) }
+        return body + withUnsafeBytes(of: crc.littleEndian) { Array($0) }
+    }
+
+    mutating func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
+
+    mutating func next() -> (bytes: [UInt8], what: String) {
+        var body = Array(valid.dropLast(4))
+        switch random.next() % 8 {
+        case 0:
+            var bytes = valid
+            let at = Int(random.next() % UInt64(bytes.count))
+            bytes[at] ^= UInt8(1 << (random.next() % 8))
+            return (bytes, "a bit flipped at \(at)")
+        case 1:
+            let count = Int(random.next() % UInt64(valid.count))
+            return (Array(valid.prefix(count)), "cut to \(count) bytes")
+        case 2, 3:
+            let field = pick(fields)
+            let value = pick(Self.boundaries) &+ (random.next() % 4 == 0 ? random.next() % 3 : 0)
+            for index in 0..<field.size { body[field.offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+            return (Self.sealed(body), "\(field.name) set to \(value), sealed")
+        case 4:
+            let edits = 1 + Int(random.next() % 4)
+            var said: [Int] = []
+            for _ in 0..<edits {
+                let at = Int(random.next() % UInt64(body.count))
+                body[at] = pick([0, 1, 0x7F, 0x80, 0xFF, UInt8(truncatingIfNeeded: random.next())])
+                said.append(at)
+            }
+            return (Self.sealed(body), "bytes at \(said) set, sealed")
+        case 5:
+            // A point (re or im) of the orbit set to a special number.
+            let points = (body.count - (fields[6].offset)) / 8
+            let at = fields[6].offset + 8 * Int(random.next() % UInt64(max(1, points)))
+            let value = pick([Double.nan, .infinity, -.infinity, 2.5, -3, 1e300, 0, .leastNonzeroMagnitude])
+            for index in 0..<8 { body[at + index] = UInt8(truncatingIfNeeded: value.bitPattern >> (8 * index)) }
+            return (Self.sealed(body), "point byte \(at) set to \(value), sealed")
+        case 6:
+            let count = Int(random.next() % UInt64(body.count))
+            return (Self.sealed(Array(body.prefix(count))), "body cut to \(count) bytes, sealed")
+        default:
+            let extra = Int(random.next() % 64)
+            return (Self.sealed(body + (0..<extra).map { _ in UInt8(truncatingIfNeeded: random.next()) }), "\(extra) bytes added, sealed")
+        }
+    }
+}
