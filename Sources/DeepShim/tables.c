@@ -376,15 +376,16 @@ uint64_t deep_reference_orbit_and_table(
     uint64_t length = reference_orbit(re, im, bits, limit, context, cancel, steps, beside ? &b : NULL);
     *orbit_seconds = monotonic_seconds() - start;
     if (beside) {
-        __atomic_store_n(&b.finished, length == UINT64_MAX ? 2 : 1, __ATOMIC_RELEASE);
+        // Cancelled or too long, the table is given up as well.
+        __atomic_store_n(&b.finished, length >= DEEP_ORBIT_TOO_LONG ? 2 : 1, __ATOMIC_RELEASE);
         pthread_join(thread, NULL);
         pthread_mutex_destroy(&b.tiny_lock);
-    } else if (length != UINT64_MAX) {
+    } else if (length < DEEP_ORBIT_TOO_LONG) {
         // No thread to build beside the orbit: built after it, as deep_build_table does.
         note_outcome(&b, build_available(&b, length, NULL));
     }
     if (b.cancelled) length = UINT64_MAX;
-    if (length == UINT64_MAX || b.failed || finish_table(&b) != 0) deep_free_table(context);
+    if (length >= DEEP_ORBIT_TOO_LONG || b.failed || finish_table(&b) != 0) deep_free_table(context);
     return length;
 }
 

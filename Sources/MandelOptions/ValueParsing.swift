@@ -25,7 +25,7 @@ package enum ValueParsing {
     }
 
     /// A whole number, as ``integer(_:)``; one past `Int`'s range is refused with the option's own range,
-    /// `allowed` ("from 1 to 100000000"), where the option names one.
+    /// `allowed` ("from 1 to 4294967294"), where the option names one.
     package static func integer(_ text: some StringProtocol, allowed: String?) throws -> Int {
         let trimmed = text.trimmingBlanks
         guard isDecimal(trimmed, fraction: false) else {

@@ -52,7 +52,15 @@ package struct ViewOptions: ParsableArguments {
     package var bla: OnOff?
 
     @Option(
-        parsing: .unconditional, help: "Iteration limit, 1…100000000 (default: 256; 50 for the preset).",
+        help: ArgumentHelp(
+            "With perturbation, stop the reference orbit at the period of a nucleus found in the view, every pixel "
+                + "rebasing onto the orbit's start at its end (the same counts): on, or off to compute it to its "
+                + "escape or the iteration limit (default: on).")
+    )
+    package var period: OnOff?
+
+    @Option(
+        parsing: .unconditional, help: "Iteration limit, 1…4294967294 (default: 256; 50 for the preset).",
         transform: { try ValueParsing.integer($0, allowed: "from 1 to \(Limits.maximumIterations)") })
     package var iterations: Int?
 
@@ -94,7 +102,7 @@ package struct ViewOptions: ParsableArguments {
     package var palette: Palette?
 
     @Option(
-        parsing: .unconditional, help: "Iterations per trip through the palette, 0.001…1000000000 (default: 64).",
+        parsing: .unconditional, help: "Iterations per trip through the palette, 0.001…42949672940 (default: 64).",
         transform: { try ValueParsing.real($0) })
     package var paletteCycle: Double?
 
@@ -117,6 +125,7 @@ package struct ViewOptions: ParsableArguments {
                 ("--palette", palette != nil), ("--palette-cycle", paletteCycle != nil),
                 ("--palette-offset", paletteOffset != nil), ("--julia", julia != nil),
                 ("--supersample", supersample != nil), ("--precision", precision != nil), ("--bla", bla != nil),
+                ("--period", period != nil),
             ]
             if let (option, _) = conflicting.first(where: { $0.1 }) {
                 throw ValidationError("--preset \(preset.rawValue) fixes the view; remove \(option)")
@@ -162,9 +171,9 @@ package struct ViewOptions: ParsableArguments {
             }
             return
         }
-        if precision == nil && bla != nil {
+        if precision == nil, let option = bla != nil ? "--bla" : period != nil ? "--period" : nil {
             throw ValidationError(
-                "--bla applies to --precision perturbation; remove it or add --precision perturbation")
+                "\(option) applies to --precision perturbation; remove it or add --precision perturbation")
         }
         if let julia, !julia.isFinite {
             throw ValidationError("--julia must be finite (got \(julia.real),\(julia.imaginary))")
@@ -227,8 +236,12 @@ package struct ViewOptions: ParsableArguments {
         let point = center ?? Self.defaultCenter
         let realText = point.realText.isEmpty ? "\(point.real)" : point.realText
         let imaginaryText = point.imaginaryText.isEmpty ? "\(point.imaginary)" : point.imaginaryText
-        return DeepView(
-            centerReal: realText, centerImaginary: imaginaryText, zoom: zoom?.text ?? "1", usesTable: bla != .off)
+        guard
+            var view = DeepView(
+                centerReal: realText, centerImaginary: imaginaryText, zoom: zoom?.text ?? "1", usesTable: bla != .off)
+        else { return nil }
+        view.detectsPeriod = period != .off
+        return view
     }
 
     /// Whether a zoom above 1 is too deep for `Double`: the zoom itself overflows, it is 10⁶ or

@@ -20,7 +20,7 @@ public final class DeepReferenceStore: Sendable {
 
     /// The most references kept at once.
     public let capacity: Int
-    /// The most memory the kept references may hold together (``DeepMemory``'s upper bound each).
+    /// The most memory the kept references may hold together (``DeepMemory`` of each one's orbit).
     public let budgetBytes: Int
     /// Kept references, the most recently used last.
     private let entries = Locked<[(key: Key, reference: DeepReference)]>([])
@@ -34,9 +34,10 @@ public final class DeepReferenceStore: Sendable {
         self.budgetBytes = budgetBytes
     }
 
-    /// The memory a kept reference for `key` may hold at most.
-    private static func bytes(of key: Key) -> Int {
-        let memory = DeepMemory(steps: key.limit, usesTable: key.view.usesTable)
+    /// The memory a kept reference holds: its orbit as long as it came out (its escape, its period
+    /// or the limit), and the table and lanes' steps built over it.
+    private static func bytes(of key: Key, _ reference: DeepReference) -> Int {
+        let memory = DeepMemory(steps: reference.phases.orbitLength, usesTable: key.view.usesTable)
         return key.buildsTable ? memory.rendererBytes : memory.orbitBytes
     }
 
@@ -71,7 +72,7 @@ public final class DeepReferenceStore: Sendable {
             entries.removeAll { $0.key == key }
             entries.append((key, made))
             if entries.count > capacity { entries.removeFirst(entries.count - capacity) }
-            while entries.count > 1, entries.reduce(0, { $0 + Self.bytes(of: $1.key) }) > budgetBytes {
+            while entries.count > 1, entries.reduce(0, { $0 + Self.bytes(of: $1.key, $1.reference) }) > budgetBytes {
                 entries.removeFirst()
             }
         }

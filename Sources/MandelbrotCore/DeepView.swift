@@ -23,6 +23,10 @@ public struct DeepView: Sendable, Hashable {
     /// they are more than the view's own, so that each frame is the same whether rendered alone
     /// or with the others. Nil for a view of its own.
     public var sharedOrbitBits: Int?
+    /// Whether the orbit stops at the period of a nucleus it finds in the view (the ball method,
+    /// `deep_context.period_radius`): the counts are the same either way, for a pixel that reaches
+    /// the orbit's end rebases onto its start; `--period off` computes the orbit to its escape or the limit.
+    public var detectsPeriod = true
 
     /// A deep view; nil unless all three texts are decimal numbers and the zoom is positive.
     public init?(centerReal: String, centerImaginary: String, zoom: String, usesTable: Bool = true) {
@@ -100,11 +104,14 @@ public struct DeepPhases: Sendable, Hashable {
     public let precisionBits: Int
     /// Whether the deltas needed the extended exponent.
     public let extendedExponent: Bool
+    /// The period the orbit stopped at, where it found a nucleus in the view (``DeepView/detectsPeriod``):
+    /// its length, every pixel rebasing onto its start at its end; nil where it escaped or reached the limit.
+    public var orbitPeriod: Int? = nil
 
     /// The same orbit and table, taken as they were: no time spent on them.
     public var reused: DeepPhases {
         DeepPhases(
             orbitSeconds: 0, tableSeconds: 0, orbitLength: orbitLength, precisionBits: precisionBits,
-            extendedExponent: extendedExponent)
+            extendedExponent: extendedExponent, orbitPeriod: orbitPeriod)
     }
 }

@@ -25,6 +25,10 @@ public final class PictureRender: Sendable {
     /// How far a deep view's serial part has gone, for a progress meter; nil for a view in `Double`s.
     public let serialProgress: SerialProgress?
 
+    /// The most steps a deep view's own orbit may take (its memory's bound), where the memory
+    /// available holds no orbit as long as the limit: one that finds its period sooner needs no
+    /// more (``DeepView/detectsPeriod``); nil for the limit.
+    private let orbitStepBudget: Int?
     private let grid: SampleGrid
     private let canvases: [PixelBuffer]
     private let recorders: [TileRecorder]
@@ -93,15 +97,34 @@ public final class PictureRender: Sendable {
         // The most helper processes any of the strategies runs at once: the most memory.
         let helperProcesses =
             strategies.map { $0.workersBuildTheTable ? $0.concurrentWorkers(for: plan) : 0 }.max() ?? 0
-        let needed = Self.bytesNeeded(
-            for: job, plan: plan, keepsCounts: keepsCounts, mergesPrivately: histogramMerges.contains(.private),
-            helperProcesses: helperProcesses, preview: previewEvery != nil
-        ).addingReportingOverflow(extraBytes)
-        let bytes = needed.overflow ? Int.max : needed.partialValue
-        if let available = ResourceLimits.memoryAvailable(), bytes > available {
-            throw .outOfMemory(
-                bytes: bytes, purpose: Self.purpose(of: job, helperProcesses: helperProcesses), available: available)
+        func bytesNeeded(orbitSteps: Int?) -> Int {
+            let needed = Self.bytesNeeded(
+                for: job, plan: plan, keepsCounts: keepsCounts, mergesPrivately: histogramMerges.contains(.private),
+                helperProcesses: helperProcesses, preview: previewEvery != nil, orbitSteps: orbitSteps
+            ).addingReportingOverflow(extraBytes)
+            return needed.overflow ? Int.max : needed.partialValue
         }
+        let bytes = bytesNeeded(orbitSteps: nil)
+        var orbitStepBudget: Int?
+        if let available = ResourceLimits.memoryAvailable(), bytes > available {
+            // An orbit that may stop at its period gets the steps that fit, and stops with one line
+            // past them (DeepReference); without room for 2^16 steps, or for the rest of the picture,
+            // it is refused here, as every other render that does not fit.
+            var fits = 1 << 16
+            guard job.deep?.detectsPeriod == true, fits < job.kernelLimit, bytesNeeded(orbitSteps: fits) <= available
+            else {
+                throw .outOfMemory(
+                    bytes: bytes, purpose: Self.purpose(of: job, helperProcesses: helperProcesses),
+                    available: available)
+            }
+            var above = job.kernelLimit
+            while above - fits > 1 {
+                let middle = fits + (above - fits) / 2
+                if bytesNeeded(orbitSteps: middle) <= available { fits = middle } else { above = middle }
+            }
+            orbitStepBudget = fits
+        }
+        self.orbitStepBudget = orbitStepBudget
         self.job = job
         self.plan = plan
         self.cancellation = cancellation
@@ -150,7 +173,7 @@ public final class PictureRender: Sendable {
     /// sample grid's columns, tile records, the escape counts if kept, the histogram
     /// (a histogram per worker besides if workers may merge into histograms of their own), and a
     /// deep view's reference orbit, BLA table and lanes' steps, for an orbit as long as the
-    /// iteration limit (see `DeepMemory`).
+    /// iteration limit, or of `orbitSteps` (see `DeepMemory`).
     ///
     /// The figure is the process tree's: with `helperProcesses` (the `process` strategy's
     /// workers), this process holds the orbit and the recipe that carries it, and each helper its
@@ -163,13 +186,13 @@ public final class PictureRender: Sendable {
     ///   - preview: Whether a preview comes first (its recipe may outlive its pass for a moment).
     public static func bytesNeeded(
         for job: RenderJob, plan: WorkPlan, keepsCounts: Bool, mergesPrivately: Bool = false,
-        helperProcesses: Int = 0, preview: Bool = false
+        helperProcesses: Int = 0, preview: Bool = false, orbitSteps: Int? = nil
     ) -> Int {
         let histogramBytes =
             job.colorScheme == .histogram
             ? EscapeHistogram.bytesNeeded(limit: job.kernelLimit, privateHistograms: mergesPrivately ? job.workers : 0)
             : 0
-        let deep = job.deep.map { DeepMemory(steps: job.kernelLimit, usesTable: $0.usesTable) }
+        let deep = job.deep.map { DeepMemory(steps: orbitSteps ?? job.kernelLimit, usesTable: $0.usesTable) }
         let deepTerms: [(Int, Int)] =
             if let deep {
                 helperProcesses > 0
@@ -301,7 +324,7 @@ public final class PictureRender: Sendable {
                 guard let orbit else {
                     return try DeepReference(
                         view: deep, reach: reach, limit: job.kernelLimit, cancellation: cancellation,
-                        progress: serialProgress, buildsTable: buildsTable)
+                        progress: serialProgress, buildsTable: buildsTable, mostSteps: orbitStepBudget)
                 }
                 precondition(
                     orbit.serves(deep, samples: reach.pictureSamples, limit: job.kernelLimit),

@@ -117,8 +117,8 @@ extension ZoomOrbit {
                 tinyValue.append(value)
             }
             let orbit: UnsafeMutablePointer<Double>
-            do { orbit = try DeepReference.allocateOrbit(limit: wanted.limit) } catch {
-                throw OrbitFileProblem("no memory for an orbit of \(wanted.limit) steps: \(error)")
+            do { orbit = try DeepReference.allocateOrbit(steps: Int(length)) } catch {
+                throw OrbitFileProblem("no memory for an orbit of \(length) steps: \(error)")
             }
             let raw = UnsafeRawBufferPointer(rebasing: body[reader.offset...])
             UnsafeMutableRawPointer(orbit).copyMemory(from: raw.baseAddress!, byteCount: orbitBytes)

@@ -129,7 +129,7 @@ public final class ZoomOrbit: Sendable {
 /// `deep_reference_orbit` computes, owned here and copied into each view's ``DeepReference``.
 package final class OrbitSteps: @unchecked Sendable {
     // @unchecked: written only by the initialisers, read-only afterwards.
-    /// Z_0 … Z_length, re and im interleaved, in room for 2·(limit + 1) doubles (``DeepReference/allocateOrbit(limit:)``).
+    /// Z_0 … Z_length, re and im interleaved (``DeepReference/allocateOrbit(steps:)``).
     package let orbit: UnsafeMutablePointer<Double>
     /// The reference's last index: where it escaped, or the limit.
     package let length: Int
@@ -144,9 +144,10 @@ package final class OrbitSteps: @unchecked Sendable {
     init?(
         orbitOf zoom: ZoomOrbit, cancellation: CancellationFlag, progress: SerialProgress?
     ) throws(RenderFailure) {
-        let orbit = try DeepReference.allocateOrbit(limit: zoom.limit)
+        let reserved = try DeepReference.reserveOrbit(limit: zoom.limit)
+        defer { deep_orbit_release(reserved, UInt64(zoom.limit)) }
         var context = deep_context()
-        context.orbit = orbit
+        context.orbit = reserved
         let stop = StopWord(cancellation.isCancelled)
         let registration = cancellation.onCancel { stop.set() }
         let length = deep_reference_orbit(
@@ -155,21 +156,22 @@ package final class OrbitSteps: @unchecked Sendable {
         if let registration { cancellation.removeHandler(registration) }
         let tinySteps = Int(context.tiny_count)
         defer { deep_free_context(&context) }
-        guard length != .max else {
-            free(orbit)
+        guard length < DEEP_ORBIT_TOO_LONG else {
             if stop.word.pointee != 0 { return nil }
             throw .outOfMemory(
                 bytes: 2 * max(tinySteps, 16) * (MemoryLayout<UInt64>.size + MemoryLayout<deep_complex>.stride),
                 purpose: "the reference orbit's steps below 2^-960, kept exactly (\(tinySteps) so far, of at most "
                     + "--iterations \(zoom.limit))", available: nil)
         }
-        self.orbit = orbit
+        // Memory for the steps the orbit took, not the limit's.
+        orbit = try DeepReference.allocateOrbit(steps: Int(length))
+        orbit.update(from: reserved, count: 2 * (Int(length) + 1))
         self.length = Int(length)
         tinyIndex = (0..<tinySteps).map { context.tiny_index[$0] }
         tinyValue = (0..<tinySteps).map { context.tiny_value[$0] }
     }
 
-    /// Steps read from elsewhere: `orbit` (from ``DeepReference/allocateOrbit(limit:)``, now owned
+    /// Steps read from elsewhere: `orbit` (from ``DeepReference/allocateOrbit(steps:)``, now owned
     /// here) holds Z_0 … Z_`length`.
     init(orbit: UnsafeMutablePointer<Double>, length: Int, tinyIndex: [UInt64], tinyValue: [deep_complex]) {
         self.orbit = orbit

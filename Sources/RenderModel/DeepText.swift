@@ -27,7 +27,9 @@ package enum DeepText {
     package static func describe(_ phases: DeepPhases, wallSeconds: Double, workers: Int) -> String {
         let serial = serialShare(phases, wallSeconds: wallSeconds)
         let pixels: Double = max(0, wallSeconds - phases.orbitSeconds - phases.tableSeconds)
-        let extended: String = phases.extendedExponent ? ", extended exponent" : ""
+        let extended: String =
+            (phases.extendedExponent ? ", extended exponent" : "")
+            + (phases.orbitPeriod.map { ", period \($0)" } ?? "")
         let orbit: String
         if let step = stepMicroseconds(phases) {
             orbit =

@@ -78,6 +78,8 @@ package struct RenderJSON: Encodable {
     /// The serial parts of a deep render, before any pixel: the reference orbit in MPFR and the table.
     @OrNull package var orbitSeconds: Double?
     @OrNull package var orbitSteps: Int?
+    /// The period the orbit stopped at (its steps), where it found a nucleus in the view; null otherwise.
+    @OrNull package var orbitPeriod: Int?
     @OrNull package var precisionBits: Int?
     @OrNull package var extendedExponent: Bool?
     @OrNull package var tableSeconds: Double?
@@ -171,6 +173,7 @@ package struct RenderJSON: Encodable {
             let share = DeepText.serialShare(phases, wallSeconds: report.wallSeconds)
             orbitSeconds = phases.orbitSeconds
             orbitSteps = phases.orbitLength
+            orbitPeriod = phases.orbitPeriod
             precisionBits = phases.precisionBits
             extendedExponent = phases.extendedExponent
             tableSeconds = phases.tableSeconds

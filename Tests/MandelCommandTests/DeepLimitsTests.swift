@@ -28,7 +28,9 @@ struct DeepLimitsTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try MandelProcess.run(
-            Self.centreAtZero(iterations: iterations) + ["--bla", table, "-o", "deep.png"], in: folder,
+            // --period off: at 0 the orbit's period is 1, and it would stop there.
+            Self.centreAtZero(iterations: iterations) + ["--bla", table, "--period", "off", "-o", "deep.png"],
+            in: folder,
             launch: .init(shellSetup: limit, asNobody: true), deadline: 60)
         Self.expectOneLine(result, status: 71, mentioning: "memory", leaving: folder)
     }
@@ -54,7 +56,7 @@ struct DeepLimitsTests {
         // The orbit alone takes about 1.2 s of processor time. On the old code: killed (137), its
         // temporary file left.
         let result = try MandelProcess.run(
-            Self.centreAtZero(iterations: 5_000_000) + ["-o", "deep.png"], in: folder,
+            Self.centreAtZero(iterations: 5_000_000) + ["--period", "off", "-o", "deep.png"], in: folder,
             launch: .init(shellSetup: "ulimit -t 1", asNobody: true), deadline: 60)
         Self.expectOneLine(result, status: 128 + SIGXCPU, mentioning: "CPU time limit", leaving: folder)
     }

@@ -61,8 +61,8 @@ struct ParsingTests {
             ["--center", "-1.7,0", "--zoom", "1e500", "--frame", "1/3", "--zoom-to", "1e-400"],
             "--zoom-to 1e-400 gives a 64x48 picture a pixel step of inf"
         ),
-        (["--iterations", "0"], "--iterations must be from 1 to 100000000"),
-        (["--iterations", "1000000000"], "--iterations must be from 1 to 100000000"),
+        (["--iterations", "0"], "--iterations must be from 1 to 4294967294"),
+        (["--iterations", "4294967295"], "--iterations must be from 1 to 4294967294"),
         (["--iterations", "1e3"], "give a whole number"),
         (["--color", "purple"], "'--color <color>'"),
         (["--strategy", "fibers"], "'--strategy <name>'"),

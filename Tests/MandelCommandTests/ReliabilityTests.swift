@@ -240,10 +240,12 @@ struct ResourceTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Inside the main cardioid: the orbit runs to the limit. 100 million steps take 1.6 GB for
-        // the orbit and 16 GB more for the table and the lanes' steps.
+        // the orbit and 16 GB more for the table and the lanes' steps. (With --period on, the
+        // default, the orbit is given the steps that fit instead: DeepLimitsTests.orbitWithoutPeriod.)
         let result = try MandelProcess.run(
             ["render", "--zoom", "1e20", "--center=-0.1,0.1", "--iterations", "100000000", "--size", "64x48"]
-                + ["-o", "p.png"], in: folder, launch: Self.fourGigabytes, deadline: 60)
+                + ["--precision", "perturbation", "--period", "off", "-o", "p.png"], in: folder,
+            launch: Self.fourGigabytes, deadline: 60)
         expectRefusal(
             result, status: 71, mentioning: "with a reference orbit and table of 100000000 steps needs", leaving: folder
         )
@@ -256,8 +258,10 @@ struct ResourceTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // 10 million steps: about 2.2 GB in one process, 5 GB with two helpers. The reference
-        // escapes at once (the check counts an orbit as long as the limit), so gcd is quick.
-        let view = ["render", "--zoom", "1e20", "--center", "2,0", "--iterations", "10000000", "--size", "128x96"]
+        // escapes at once (the check counts an orbit as long as the limit, with --period off), so gcd is quick.
+        let view =
+            ["render", "--zoom", "1e20", "--center", "2,0", "--iterations", "10000000", "--size", "128x96"]
+            + ["--precision", "perturbation", "--period", "off"]
         let one = try MandelProcess.run(
             view + ["--workers", "2", "--strategy", "gcd", "-o", "gcd.png"], in: folder, launch: Self.fourGigabytes,
             deadline: 60)

@@ -58,8 +58,19 @@ typedef struct {
 typedef struct {
     /// Z_0 … Z_length of the reference orbit, re and im interleaved.
     double *orbit;
-    /// The reference's last index: the step it escaped at, or the iteration limit.
+    /// The reference's last index: the step it escaped at, its period (see `period`), or the iteration limit.
     uint64_t length;
+    /// Where the orbit looks for a period (set before it runs): the radius of the ball of points c around
+    /// the reference that the view covers (its farthest sample); m = 0 for no look. The orbit stops at the
+    /// first step n where the ball's image holds 0 to first order, |Z_n| < radius·|dZ_n/dc|: a nucleus of
+    /// period n lies within about the radius (the ball method). Stopping there is exact at any n, for a
+    /// pixel that reaches the orbit's end rebases onto its start, Z_0 = 0, with its whole value (pixels.c).
+    deep_real period_radius;
+    /// The period the orbit stopped at (its length), or 0 where it escaped or reached the limit.
+    uint64_t period;
+    /// The most steps the orbit may take without stopping (its memory's bound; 0 for the limit): past
+    /// them it ends with DEEP_ORBIT_TOO_LONG.
+    uint64_t most_steps;
     /// The steps whose Z is below 2^-960 in both parts, where a Double loses Z (0 past 2^-1074),
     /// increasing, with Z exactly enough (`tiny_count` of them, malloc'd by deep_reference_orbit).
     uint64_t tiny_count;
@@ -104,14 +115,26 @@ int deep_is_number(const char *text);
 /// 1 / zoom of a decimal string, computed with `bits` of precision; zero when the text is not a number.
 deep_real deep_inverse_zoom(const char *zoom, long bits);
 
+/// What deep_reference_orbit returns when the orbit passed `context->most_steps` without ending.
+#define DEEP_ORBIT_TOO_LONG 0xFFFFFFFFFFFFFFFEULL
+
 /// Computes the reference orbit of c = re + i·im (decimal strings) with `bits` of precision,
-/// up to `limit` steps or escape (|Z|² > 4), into `context->orbit` (2·(limit + 1) doubles) and its
-/// tiny steps. Checks `*cancel` every step, and stores the steps taken so far in `*steps` every
-/// 4,096 (when not NULL; an atomic store, read with deep_steps_taken). Sets and returns
-/// `context->length`, or returns UINT64_MAX when cancelled or out of memory.
+/// up to `limit` steps, escape (|Z|² > 4) or the period found (see `period_radius`), into
+/// `context->orbit` (room for 2·(limit + 1) doubles, deep_orbit_reserve) and its tiny steps. Checks
+/// `*cancel` every step, and stores the steps taken so far in `*steps` every 4,096 (when not NULL;
+/// an atomic store, read with deep_steps_taken). Sets and returns `context->length` (and
+/// `context->period`), or returns UINT64_MAX when cancelled or out of memory, DEEP_ORBIT_TOO_LONG
+/// past `context->most_steps`.
 uint64_t deep_reference_orbit(
     const char *re, const char *im, long bits, uint64_t limit, deep_context *context, const volatile int *cancel,
     uint64_t *steps);
+
+/// Room for Z_0 … Z_limit (2·(limit + 1) doubles) as address space only: a page is taken when the orbit
+/// first writes it, so an orbit that stops at its period holds only its steps (and a limit of 4·10^9,
+/// 64 GiB, can be reserved where that much memory is not). NULL when it cannot be reserved. Release it
+/// with deep_orbit_release, with the same limit.
+double *deep_orbit_reserve(uint64_t limit);
+void deep_orbit_release(double *orbit, uint64_t limit);
 
 /// The steps deep_reference_orbit has stored in `*steps`: an atomic load, from any thread.
 uint64_t deep_steps_taken(const uint64_t *steps);

@@ -66,7 +66,7 @@ const FALLBACK_CONFIG = {
   strategies: [{ name: "gcd", summary: "" }],
   palettes: ["classic"],
   colors: ["bw", "gray", "smooth"],
-  max_iterations: 100000000,
+  max_iterations: 4294967294,
 };
 
 const dom = {

@@ -80,9 +80,9 @@ extension DeepReference {
             guard context.center_re.isFinite, context.center_im.isFinite, context.inverse_zoom.m > 0 else {
                 throw WireReader.Malformed("a reference point or zoom that is not a number")
             }
-            // As many doubles as the parent's orbit holds, though only the first `doubles` are read.
-            guard let orbit = try? allocateOrbit(limit: limit) else {
-                throw WireReader.Malformed("no memory for an orbit of \(limit) steps")
+            // The orbit as long as it is (the pixels read Z_0 … Z_length only).
+            guard let orbit = try? allocateOrbit(steps: Int(length)) else {
+                throw WireReader.Malformed("no memory for an orbit of \(length) steps")
             }
             UnsafeMutableRawPointer(orbit).copyMemory(from: raw.baseAddress!, byteCount: raw.count)
             return DeepReference(

@@ -44,13 +44,17 @@ final class DeepReference: @unchecked Sendable {
     /// built. The table can: its entries need only the steps they span.
     init?(
         view: DeepView, reach: (pictureSamples: ImageSize, farthestOffset: Double), limit: Int,
-        cancellation: CancellationFlag, progress: SerialProgress, buildsTable: Bool = true
+        cancellation: CancellationFlag, progress: SerialProgress, buildsTable: Bool = true, mostSteps: Int? = nil
     ) throws(RenderFailure) {
         let bits = view.precisionBits(for: reach.pictureSamples)
         let start = MonotonicClock.nanoseconds()
         progress.enter(.orbit)
-        orbit = try Self.allocateOrbit(limit: limit)
-        context.orbit = orbit
+        // Address space for the limit's steps, whose pages are taken only as the orbit writes them;
+        // copied into memory of the orbit's own length once it ends (its period, or its escape).
+        let reachable = min(limit, mostSteps ?? limit)
+        let reserved = try Self.reserveOrbit(limit: reachable)
+        context.orbit = reserved
+        if reachable < limit { context.most_steps = UInt64(reachable) }
         context.inverse_zoom = deep_inverse_zoom(view.zoom, bits)
         // The largest delta: the picture's farthest sample from the centre, in zoom-1 units (the
         // grid's own numbers), or farther for a window beyond the picture (RenderJob.deepReach).
@@ -59,6 +63,8 @@ final class DeepReference: @unchecked Sendable {
         // Deltas a Double holds with full precision (above 2^-1000 with room for the pixel offsets) stay Doubles.
         context.extended = context.inverse_zoom.e < -960 ? 1 : 0
         usesTable = view.usesTable
+        // The ball the orbit looks for a nucleus in: every sample of the picture (and of a window beyond it).
+        if view.detectsPeriod { context.period_radius = largest }
         let buildsHere = view.usesTable && buildsTable
         // The orbit's loop reads a plain int that a cancel sets; the handler keeps it alive.
         let stop = StopWord(cancellation.isCancelled)
@@ -74,18 +80,35 @@ final class DeepReference: @unchecked Sendable {
             : deep_reference_orbit(
                 view.centerReal, view.centerImaginary, bits, UInt64(limit), &context, stop.word, progress.steps)
         if let registration { cancellation.removeHandler(registration) }
-        guard length != .max else {
+        guard length < DEEP_ORBIT_TOO_LONG else {
             // The orbit stops early when cancelled, or when its steps kept exactly (below 2^-960,
             // every step at a centre of 0) cannot grow: then the cancel word was never set.
             let tinySteps = Int(context.tiny_count)
             deep_free_context(&context)
-            free(orbit)
+            deep_orbit_release(reserved, UInt64(reachable))
             if stop.word.pointee != 0 { return nil }
+            if length == DEEP_ORBIT_TOO_LONG {
+                let memory = DeepMemory(steps: limit, usesTable: view.usesTable)
+                throw .outOfMemory(
+                    bytes: memory.rendererBytes,
+                    purpose: "a reference orbit and table of up to \(limit) steps (it found no period in the "
+                        + "\(reachable) that fit)", available: ResourceLimits.memoryAvailable())
+            }
             throw .outOfMemory(
                 bytes: 2 * max(tinySteps, 16) * (MemoryLayout<UInt64>.size + MemoryLayout<deep_complex>.stride),
                 purpose: "the reference orbit's steps below 2^-960, kept exactly (\(tinySteps) so far, of at most "
                     + "--iterations \(limit))", available: nil)
         }
+        do throws(RenderFailure) {
+            orbit = try Self.allocateOrbit(steps: Int(length))
+        } catch {
+            deep_free_context(&context)
+            deep_orbit_release(reserved, UInt64(reachable))
+            throw error
+        }
+        orbit.update(from: reserved, count: 2 * (Int(length) + 1))
+        deep_orbit_release(reserved, UInt64(reachable))
+        context.orbit = orbit
         exactView = ExactView(
             centerReal: view.centerReal, centerImaginary: view.centerImaginary, zoom: view.zoom, bits: bits,
             gridSide: min(reach.pictureSamples.width, reach.pictureSamples.height))
@@ -98,7 +121,8 @@ final class DeepReference: @unchecked Sendable {
         context.center_im = orbit[3]
         phases = DeepPhases(
             orbitSeconds: orbitSeconds, tableSeconds: buildsHere ? max(0, seconds - orbitSeconds) : 0,
-            orbitLength: Int(length), precisionBits: bits, extendedExponent: context.extended != 0)
+            orbitLength: Int(length), precisionBits: bits, extendedExponent: context.extended != 0,
+            orbitPeriod: context.period > 0 ? Int(context.period) : nil)
     }
 
     /// The reference of `view` from an orbit computed before (``ZoomOrbit``), which `orbitSeconds`
@@ -114,7 +138,7 @@ final class DeepReference: @unchecked Sendable {
         precondition(steps.length <= limit, "an orbit of \(steps.length) steps for a limit of \(limit)")
         let bits = view.precisionBits(for: reach.pictureSamples)
         let start = MonotonicClock.nanoseconds()
-        orbit = try Self.allocateOrbit(limit: limit)
+        orbit = try Self.allocateOrbit(steps: steps.length)
         orbit.update(from: steps.orbit, count: 2 * (steps.length + 1))
         context.orbit = orbit
         context.length = UInt64(steps.length)
@@ -155,9 +179,8 @@ final class DeepReference: @unchecked Sendable {
     }
 
     /// A reference another process computed (see ``decode(from:limit:)``): `context` holds its
-    /// orbit (in `orbit`, 2·(`limit` + 1) doubles from ``allocateOrbit(limit:)``, which this reference
-    /// now owns), its tiny steps
-    /// and view, but no table, which is built here as the other process would have built it.
+    /// orbit (in `orbit`, 2·(length + 1) doubles from ``allocateOrbit(steps:)``, which this reference
+    /// now owns), its tiny steps and view, but no table, which is built here as the other process would have built it.
     init(
         received context: deep_context, orbit: UnsafeMutablePointer<Double>, largestDelta: deep_real, usesTable: Bool,
         exactView: ExactView
@@ -182,7 +205,8 @@ final class DeepReference: @unchecked Sendable {
     func takenPrepared(waitedSeconds seconds: Double) {
         phases = DeepPhases(
             orbitSeconds: 0, tableSeconds: seconds, orbitLength: phases.orbitLength,
-            precisionBits: phases.precisionBits, extendedExponent: phases.extendedExponent)
+            precisionBits: phases.precisionBits, extendedExponent: phases.extendedExponent,
+            orbitPeriod: phases.orbitPeriod)
     }
 
     /// Adds `seconds` that another process spent building its copy of the table.
@@ -194,7 +218,7 @@ final class DeepReference: @unchecked Sendable {
         DeepPhases(
             orbitSeconds: phases.orbitSeconds, tableSeconds: phases.tableSeconds + tableElsewhere.withLock { $0 },
             orbitLength: phases.orbitLength, precisionBits: phases.precisionBits,
-            extendedExponent: phases.extendedExponent)
+            extendedExponent: phases.extendedExponent, orbitPeriod: phases.orbitPeriod)
     }
 
     deinit {
@@ -211,13 +235,23 @@ final class DeepReference: @unchecked Sendable {
         return handle
     }
 
-    /// Room for the orbit's Z_0 … Z_limit, from the system allocator (free it with `free`): its
-    /// size comes from `--iterations` (1.5 GiB at 100,000,000), so its failure is an answer.
-    static func allocateOrbit(limit: Int) throws(RenderFailure) -> UnsafeMutablePointer<Double> {
-        try FallibleAllocation.zeroed(
-            Double.self, count: 2 * (limit + 1), for: "the reference orbit of --iterations \(limit) steps"
-        )
-        .baseAddress!
+    /// Room for an orbit's Z_0 … Z_steps, from the system allocator (free it with `free`): the
+    /// orbit as it ended, or as another process or a file has it.
+    static func allocateOrbit(steps: Int) throws(RenderFailure) -> UnsafeMutablePointer<Double> {
+        try FallibleAllocation.zeroed(Double.self, count: 2 * (steps + 1), for: "a reference orbit of \(steps) steps")
+            .baseAddress!
+    }
+
+    /// Address space for an orbit of Z_0 … Z_limit while it is computed (`deep_orbit_reserve`;
+    /// release it with `deep_orbit_release`): 64 GiB at 4·10⁹ steps, of which only the pages the
+    /// orbit writes take memory, so an orbit that stops at its period holds its period's.
+    static func reserveOrbit(limit: Int) throws(RenderFailure) -> UnsafeMutablePointer<Double> {
+        guard let reserved = deep_orbit_reserve(UInt64(limit)) else {
+            throw .outOfMemory(
+                bytes: 16 * (limit + 1),
+                purpose: "the address space of a reference orbit of --iterations \(limit) steps", available: nil)
+        }
+        return reserved
     }
 
     private static func scaled(_ value: Double, by factor: deep_real) -> deep_real {

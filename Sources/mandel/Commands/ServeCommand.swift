@@ -60,7 +60,7 @@ struct ServeCommand: AsyncParsableCommand {
     var compression = PNGCompression.fast
 
     @Option(
-        parsing: .unconditional, help: "The most iterations a tile may ask for, 1…100000000.",
+        parsing: .unconditional, help: "The most iterations a tile may ask for, 1…4294967294.",
         transform: { try ValueParsing.integer($0, allowed: "from 1 to \(Limits.maximumIterations)") })
     var maxIterations = 10_000_000
 
