@@ -1,4 +1,4 @@
-package import ArgumentParser
+import ArgumentParser
 
 /// An output name with a frame's number in it, as ffmpeg reads a sequence of pictures:
 /// `frame-%04d.png` names frame 7 `frame-0007.png`. `%d` is the number as it is, `%0Nd` (and

@@ -9,8 +9,9 @@ import Platform
 //
 // Its body, after the magic and before the checksum (`OrbitFile` adds both), little-endian:
 // the centre's two texts (a count, then UTF-8), the bits (UInt32), the limit and the orbit's
-// length (UInt64 each), the tiny steps' count, each tiny step (its index, re, im, exponent),
-// then Z_0 … Z_length as Doubles, re and im interleaved.
+// length (UInt64 each), whether it looked for a period (a byte), the period it stopped at (UInt64,
+// 0 for none), the tiny steps' count, each tiny step (its index, re, im, exponent), then
+// Z_0 … Z_length as Doubles, re and im interleaved.
 
 /// Why an orbit file's body is refused.
 package struct OrbitFileProblem: Error, CustomStringConvertible {
@@ -33,6 +34,8 @@ extension ZoomOrbit {
         writer.write(UInt32(bits))
         writer.write(UInt64(limit))
         writer.write(UInt64(steps.length))
+        writer.write(periodBall != nil)
+        writer.write(UInt64(steps.period ?? 0))
         writer.write(UInt64(steps.tinyIndex.count))
         for (index, value) in zip(steps.tinyIndex, steps.tinyValue) {
             writer.write(index)
@@ -57,6 +60,8 @@ extension ZoomOrbit {
             let bits = Int(try reader.read(UInt32.self))
             let limit = try reader.read(UInt64.self)
             let length = try reader.read(UInt64.self)
+            let looksForPeriod = try reader.readBool()
+            let period = try reader.read(UInt64.self)
             let tinyCount = try reader.read(UInt64.self)
             // Texts are checked before they are compared or named: a forged one could hold anything.
             var texts: [String] = []
@@ -88,6 +93,14 @@ extension ZoomOrbit {
             }
             guard length >= 1, length <= limit else {
                 throw OrbitFileProblem("it says the orbit has \(length) steps, where 1 to \(limit) are possible")
+            }
+            guard looksForPeriod == (wanted.periodBall != nil) else {
+                throw OrbitFileProblem(
+                    "its orbit was computed with --period \(looksForPeriod ? "on" : "off"), and this render's is "
+                        + "with --period \(looksForPeriod ? "off" : "on")")
+            }
+            guard period == 0 || (looksForPeriod && period == length) else {
+                throw OrbitFileProblem("it says the orbit of \(length) steps has a period of \(period)")
             }
             let orbitBytes = 16 * (Int(length) + 1)
             guard tinyCount <= length, Int(tinyCount) <= (reader.remaining - orbitBytes) / 32,
@@ -133,10 +146,12 @@ extension ZoomOrbit {
                     throw OrbitFileProblem("its point \(step) is \(re), \(im), which no orbit there can have")
                 }
             }
-            let steps = OrbitSteps(orbit: orbit, length: Int(length), tinyIndex: tinyIndex, tinyValue: tinyValue)
+            let steps = OrbitSteps(
+                orbit: orbit, length: Int(length), tinyIndex: tinyIndex, tinyValue: tinyValue,
+                period: period == 0 ? nil : Int(period))
             return ZoomOrbit(
                 centerReal: wanted.centerReal, centerImaginary: wanted.centerImaginary, bits: bits,
-                limit: wanted.limit, steps: steps)
+                limit: wanted.limit, periodBall: wanted.periodBall, steps: steps)
         } catch let problem as OrbitFileProblem {
             throw problem
         } catch {

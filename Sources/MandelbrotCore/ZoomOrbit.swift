@@ -25,26 +25,53 @@ public final class ZoomOrbit: Sendable {
     private let prepared = Locked<[PreparedReference]>([])
 
     /// An orbit of the centre, computed with `bits` to `limit` steps when a render first needs it.
-    public init(centerReal: String, centerImaginary: String, bits: Int, limit: Int) {
+    /// Where the orbit looks for a period (``DeepView/detectsPeriod``): the ball of the zoom's deepest
+    /// frame, the smallest, so that a nucleus found there lies in every frame; nil to compute the
+    /// orbit to its escape or the limit. Any stop is exact (a pixel at the orbit's end rebases onto
+    /// its start), so the frames whose balls are larger take the same orbit.
+    public let periodBall: PeriodBall?
+
+    /// The ball of points c the orbit looks for a nucleus in: the farthest sample (in zoom-1 units,
+    /// ``RenderJob/deepReach``) of a view of `zoom`.
+    public struct PeriodBall: Sendable, Equatable {
+        public let zoom: String
+        public let farthestOffset: Double
+
+        public init(zoom: String, farthestOffset: Double) {
+            self.zoom = zoom
+            self.farthestOffset = farthestOffset
+        }
+    }
+
+    /// An orbit of the centre, computed with `bits` to `limit` steps (or its escape, or the period
+    /// of a nucleus in `periodBall`) when a render first needs it.
+    public init(centerReal: String, centerImaginary: String, bits: Int, limit: Int, periodBall: PeriodBall? = nil) {
         self.centerReal = centerReal
         self.centerImaginary = centerImaginary
         self.bits = bits
         self.limit = limit
+        self.periodBall = periodBall
         computed = Locked(nil)
     }
 
     /// An orbit that was computed elsewhere (read from a file).
-    init(centerReal: String, centerImaginary: String, bits: Int, limit: Int, steps: OrbitSteps) {
+    init(centerReal: String, centerImaginary: String, bits: Int, limit: Int, periodBall: PeriodBall?, steps: OrbitSteps)
+    {
         self.centerReal = centerReal
         self.centerImaginary = centerImaginary
         self.bits = bits
         self.limit = limit
+        self.periodBall = periodBall
         computed = Locked(steps)
     }
 
     /// The memory the shared orbit holds beside each render's own copy of it (16 bytes a step, for
     /// as many steps as the limit, as ``DeepMemory`` counts a reference's orbit).
-    public var heldBytes: Int { 16 * (limit + 1) }
+    public var heldBytes: Int {
+        if let length = computed.withLock({ $0?.length }) { return 16 * (length + 1) }
+        // An orbit that looks for a period holds its steps only: reserved address space until then.
+        return periodBall == nil ? 16 * (limit + 1) : 0
+    }
 
     /// Whether the orbit is here (computed or read), so that rendering takes no serial time for it.
     public var isComputed: Bool { computed.withLock { $0 != nil } }
@@ -53,6 +80,7 @@ public final class ZoomOrbit: Sendable {
     public func serves(_ view: DeepView, samples: ImageSize, limit: Int) -> Bool {
         view.centerReal == centerReal && view.centerImaginary == centerImaginary
             && view.precisionBits(for: samples) == bits && limit == self.limit
+            && view.detectsPeriod == (periodBall != nil)
     }
 
     /// The orbit, computing it now unless it is here; also the seconds it took (0 if it was here);
@@ -136,6 +164,8 @@ package final class OrbitSteps: @unchecked Sendable {
     /// The steps whose Z is below 2⁻⁹⁶⁰ in both parts, increasing, and their values.
     let tinyIndex: [UInt64]
     let tinyValue: [deep_complex]
+    /// The period the orbit stopped at (its length), or nil where it escaped or reached the limit.
+    package let period: Int?
     /// The reference point as Doubles (Z₁).
     var centerReal: Double { orbit[2] }
     var centerImaginary: Double { orbit[3] }
@@ -144,10 +174,21 @@ package final class OrbitSteps: @unchecked Sendable {
     init?(
         orbitOf zoom: ZoomOrbit, cancellation: CancellationFlag, progress: SerialProgress?
     ) throws(RenderFailure) {
-        let reserved = try DeepReference.reserveOrbit(limit: zoom.limit)
-        defer { deep_orbit_release(reserved, UInt64(zoom.limit)) }
+        // Steps that fit in memory (with a frame's copy and table, about 256 bytes a step) where an orbit
+        // looks for a period: past them, it stops with one line rather than being killed.
+        var reachable = zoom.limit
+        if zoom.periodBall != nil, let available = ResourceLimits.memoryAvailable() {
+            reachable = min(zoom.limit, max(1 << 16, available / 256))
+        }
+        let reserved = try DeepReference.reserveOrbit(limit: reachable)
+        defer { deep_orbit_release(reserved, UInt64(reachable)) }
         var context = deep_context()
         context.orbit = reserved
+        if reachable < zoom.limit { context.most_steps = UInt64(reachable) }
+        if let ball = zoom.periodBall {
+            context.period_radius = DeepReference.scaled(
+                ball.farthestOffset, by: deep_inverse_zoom(ball.zoom, zoom.bits))
+        }
         let stop = StopWord(cancellation.isCancelled)
         let registration = cancellation.onCancel { stop.set() }
         let length = deep_reference_orbit(
@@ -158,6 +199,12 @@ package final class OrbitSteps: @unchecked Sendable {
         defer { deep_free_context(&context) }
         guard length < DEEP_ORBIT_TOO_LONG else {
             if stop.word.pointee != 0 { return nil }
+            if length == DEEP_ORBIT_TOO_LONG {
+                throw .outOfMemory(
+                    bytes: DeepMemory(steps: zoom.limit, usesTable: true).rendererBytes,
+                    purpose: "a zoom's reference orbit and a frame's table of up to \(zoom.limit) steps (it found "
+                        + "no period in the \(reachable) that fit)", available: ResourceLimits.memoryAvailable())
+            }
             throw .outOfMemory(
                 bytes: 2 * max(tinySteps, 16) * (MemoryLayout<UInt64>.size + MemoryLayout<deep_complex>.stride),
                 purpose: "the reference orbit's steps below 2^-960, kept exactly (\(tinySteps) so far, of at most "
@@ -169,15 +216,19 @@ package final class OrbitSteps: @unchecked Sendable {
         self.length = Int(length)
         tinyIndex = (0..<tinySteps).map { context.tiny_index[$0] }
         tinyValue = (0..<tinySteps).map { context.tiny_value[$0] }
+        period = context.period > 0 ? Int(context.period) : nil
     }
 
     /// Steps read from elsewhere: `orbit` (from ``DeepReference/allocateOrbit(steps:)``, now owned
     /// here) holds Z_0 … Z_`length`.
-    init(orbit: UnsafeMutablePointer<Double>, length: Int, tinyIndex: [UInt64], tinyValue: [deep_complex]) {
+    init(
+        orbit: UnsafeMutablePointer<Double>, length: Int, tinyIndex: [UInt64], tinyValue: [deep_complex], period: Int?
+    ) {
         self.orbit = orbit
         self.length = length
         self.tinyIndex = tinyIndex
         self.tinyValue = tinyValue
+        self.period = period
     }
 
     deinit { free(orbit) }

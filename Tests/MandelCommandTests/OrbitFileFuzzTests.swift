@@ -99,8 +99,8 @@ struct OrbitFileForger {
         let bits = imaginary + 4 + word(imaginary)
         fields = [
             ("real text count", real, 4), ("imaginary text count", imaginary, 4), ("bits", bits, 4),
-            ("limit", bits + 4, 8), ("length", bits + 12, 8), ("small steps", bits + 20, 8),
-            ("first point", bits + 28, 8),
+            ("limit", bits + 4, 8), ("length", bits + 12, 8), ("period flag", bits + 20, 1), ("period", bits + 21, 8),
+            ("small steps", bits + 29, 8), ("first point", bits + 37, 8),
         ]
     }
 
@@ -145,8 +145,8 @@ struct OrbitFileForger {
             return (Self.sealed(body), "bytes at \(said) set, sealed")
         case 5:
             // A point (re or im) of the orbit set to a special number.
-            let points = (body.count - (fields[6].offset)) / 8
-            let at = fields[6].offset + 8 * Int(random.next() % UInt64(max(1, points)))
+            let points = (body.count - (fields[8].offset)) / 8
+            let at = fields[8].offset + 8 * Int(random.next() % UInt64(max(1, points)))
             let value = pick([Double.nan, .infinity, -.infinity, 2.5, -3, 1e300, 0, .leastNonzeroMagnitude])
             for index in 0..<8 { body[at + index] = UInt8(truncatingIfNeeded: value.bitPattern >> (8 * index)) }
             return (Self.sealed(body), "point byte \(at) set to \(value), sealed")
@@ -155,7 +155,10 @@ struct OrbitFileForger {
             return (Self.sealed(Array(body.prefix(count))), "body cut to \(count) bytes, sealed")
         default:
             let extra = Int(random.next() % 64)
-            return (Self.sealed(body + (0..<extra).map { _ in UInt8(truncatingIfNeeded: random.next()) }), "\(extra) bytes added, sealed")
+            return (
+                Self.sealed(body + (0..<extra).map { _ in UInt8(truncatingIfNeeded: random.next()) }),
+                "\(extra) bytes added, sealed"
+            )
         }
     }
 }

@@ -121,7 +121,9 @@ struct ZoomOrbitTests {
         let bitsAt = imaginaryAt + 4 + imaginaryCount
         let limitAt = bitsAt + 4
         let lengthAt = limitAt + 8
-        let tinyAt = lengthAt + 8
+        let periodFlagAt = lengthAt + 8
+        let periodAt = periodFlagAt + 1
+        let tinyAt = periodAt + 8
         func setWord(_ bytes: inout [UInt8], at offset: Int, _ value: UInt64, size: Int = 8) {
             for index in 0..<size { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(index))) }
         }
@@ -140,6 +142,8 @@ struct ZoomOrbitTests {
             ("length.orbit", forged { setWord(&$0, at: lengthAt, 1 << 40) }, 65, "1099511627776 steps"),
             ("zero.orbit", forged { setWord(&$0, at: lengthAt, 0) }, 65, "0 steps"),
             ("tiny.orbit", forged { setWord(&$0, at: tinyAt, 1 << 62) }, 65, "do not hold"),
+            ("flag.orbit", forged { $0[periodFlagAt] ^= 1 }, 65, "its orbit was computed with --period"),
+            ("period.orbit", forged { setWord(&$0, at: periodAt, 7) }, 65, "has a period of 7"),
             ("centre.orbit", forged { $0[15 + 4 + realCount - 1] ^= 1 }, 65, "it is the orbit of --center"),
             (
                 "point.orbit", forged { setWord(&$0, at: $0.count - 16 * 3, Double.nan.bitPattern) }, 65,

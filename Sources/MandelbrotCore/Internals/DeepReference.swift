@@ -175,7 +175,8 @@ final class DeepReference: @unchecked Sendable {
         phases = DeepPhases(
             orbitSeconds: orbitSeconds,
             tableSeconds: view.usesTable && buildsTable ? MonotonicClock.seconds(since: start) : 0,
-            orbitLength: steps.length, precisionBits: bits, extendedExponent: context.extended != 0)
+            orbitLength: steps.length, precisionBits: bits, extendedExponent: context.extended != 0,
+            orbitPeriod: steps.period)
     }
 
     /// A reference another process computed (see ``decode(from:limit:)``): `context` holds its
@@ -254,7 +255,7 @@ final class DeepReference: @unchecked Sendable {
         return reserved
     }
 
-    private static func scaled(_ value: Double, by factor: deep_real) -> deep_real {
+    static func scaled(_ value: Double, by factor: deep_real) -> deep_real {
         var exponent: Int32 = 0
         let mantissa = frexp(value * factor.m, &exponent)
         return deep_real(m: mantissa, e: factor.e + Int64(exponent))

@@ -188,11 +188,15 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     /// it; nil where each render computes its own (no zoom and no orbit file) or none has an orbit.
     private func sharedOrbit(pictureSamples: ImageSize, limit: Int) throws -> ZoomOrbit? {
         guard batch.isZoomSequence || batch.orbitInput != nil || batch.orbitOutput != nil,
-            let deepest = deepestView?.deepView
+            let deepestView, let deepest = deepestView.deepView
         else { return nil }
+        // The deepest frame's ball, the smallest: a nucleus the orbit stops at lies in every frame.
+        let reach = windowed(RenderJob(view: deepestView, work: work)).deepReach
         let orbit = ZoomOrbit(
             centerReal: deepest.centerReal, centerImaginary: deepest.centerImaginary,
-            bits: deepest.precisionBits(for: pictureSamples), limit: limit)
+            bits: deepest.precisionBits(for: pictureSamples), limit: limit,
+            periodBall: deepest.detectsPeriod
+                ? ZoomOrbit.PeriodBall(zoom: deepest.zoom, farthestOffset: reach.farthestOffset) : nil)
         guard let path = batch.orbitInput else { return orbit }
         return try OrbitFile.read(path, for: orbit)
     }
