@@ -60,6 +60,10 @@ struct FuzzedJoin {
             switch judge(joined, sources: sources, scratch: folder) {
             case .oneMachinePNG: name = "joined: the one-machine PNG"
             case .equivalent: name = "joined: an equivalent encoding"
+            case .otherPixels where input.forgesImageData: name = "joined: a forged chunk's rows of the same Adler-32"
+            case .otherPixels:
+                name = "joined: a wrong PNG"
+                problem = "exit 0 with a PNG of other pixels than the one-machine PNG's"
             case .wrong(let wrong):
                 name = "joined: a wrong PNG"
                 problem = "exit 0 with " + wrong
@@ -69,7 +73,20 @@ struct FuzzedJoin {
         let left = contents(of: folder).filter { !expected.contains($0) && !(failure == nil && $0 == outputName) }
         if !left.isEmpty { problem = problem ?? "left \(left)" }
         unlink(outputPath)
+        if let found = problem { problem = found + "; " + keep(input, problem: found) }
         return FuzzedJoin(name: name, problem: problem, peakGrowth: growth)
+    }
+
+    /// Keeps a failing input's parts in a folder of their own, with the command that joins them
+    /// as the fuzzer did; says where.
+    private static func keep(_ input: PartFuzzer.Input, problem: String) -> String {
+        let folder = temporaryFolder()
+        guard let names = try? lay(input, in: folder) else { return "its parts could not be kept" }
+        let command =
+            "cd \(folder) && mandel join \(names.joined(separator: " ")) -o \(input.toStream ? "-" : outputName)\n"
+            + "# \(input.what): \(problem)\n"
+        _ = FileManager.default.createFile(atPath: folder + "/command", contents: Data(command.utf8))
+        return "its parts are kept in \(folder)"
     }
 
     /// Joins as `mandel join` does: every part checked first, then the output opened, its room
@@ -101,6 +118,11 @@ struct FuzzedJoin {
         /// flipped bit the decoder ignores), so the same chunks, a stream a checker accepts, the
         /// same pixels; nothing short of compressing again can tell it apart.
         case equivalent
+        /// A PNG that a checker accepts, of the one-machine PNG's chunks, with other pixels: for a
+        /// chunk whose data were forged and its CRC recomputed, rows of the same Adler-32 as the
+        /// true ones (the footers' Adler-32s, which the join writes, check out against them):
+        /// changes of +1, −1, −1, +1 to four bytes in a row keep both of Adler's sums.
+        case otherPixels
         /// Anything else, and what is wrong with it.
         case wrong(String)
     }
@@ -121,9 +143,9 @@ struct FuzzedJoin {
         else { return .wrong("a PNG of other chunks than the one-machine PNG's") }
         let path = scratch + "/equivalent.png"
         defer { unlink(path) }
-        guard FileManager.default.createFile(atPath: path, contents: Data(joined)),
-            let decoded = try? PNGImage(contentsOf: path), decoded.pixels == image.pixels
-        else { return .wrong("a PNG of other pixels than the one-machine PNG's") }
-        return .equivalent
+        _ = FileManager.default.createFile(atPath: path, contents: Data(joined))
+        let decoded: PNGImage
+        do { decoded = try PNGImage(contentsOf: path) } catch { return .wrong("a PNG that libpng rejects (\(error))") }
+        return decoded.pixels == image.pixels ? .equivalent : .otherPixels
     }
 }

@@ -25,6 +25,9 @@ struct PartFuzzer {
         let order: [Int]
         /// Whether the join writes to a stream (as to standard output) rather than to a file.
         let toStream: Bool
+        /// Whether a chunk's data was forged, its CRC recomputed: rows that keep their Adler-32
+        /// then join into a valid PNG of other pixels, which nothing short of rendering again can tell.
+        let forgesImageData: Bool
         /// What was done, in words.
         let what: String
     }
@@ -47,6 +50,7 @@ struct PartFuzzer {
     private struct Maker {
         var random: SeededRandom
         let sources: PartFuzzSources
+        var forgesImageData = false
 
         mutating func below(_ bound: Int) -> Int { Int(random.next() % UInt64(bound)) }
         mutating func pick<T>(_ values: [T]) -> T { values[below(values.count)] }
@@ -77,7 +81,9 @@ struct PartFuzzer {
             var order = Array(parts.indices)
             for at in order.indices.reversed() { order.swapAt(at, below(at + 1)) }
             let toStream = below(2) == 0
-            return Input(files: files, order: order, toStream: toStream, what: what + (toStream ? ", to a stream" : ""))
+            return Input(
+                files: files, order: order, toStream: toStream, forgesImageData: forgesImageData,
+                what: what + (toStream ? ", to a stream" : ""))
         }
 
         /// A value at an end of a field of `bits` bits, one off its true value, or random.
@@ -145,6 +151,7 @@ struct PartFuzzer {
                 let at = length > 0 ? below(length) : 0
                 let bit = UInt8(1 << below(8))
                 part.editChunk(chunk) { if !$0.isEmpty { $0[at] ^= bit } }
+                forgesImageData = true
                 return "chunk \(chunk): a bit of byte \(at) flipped, its CRC recomputed"
             default:
                 // Only the header's CRC (and the footer's, which covers it) recomputed: the head's own
