@@ -9,6 +9,10 @@ struct ForgedPart {
     /// The IDAT chunks, each as its length, type, data and CRC-32.
     var chunks: [[UInt8]]
     var footer: PartFooter
+    /// A version other than the one the header writes, if set.
+    var statedVersion: UInt32?
+    /// A length of the PNG head other than its own, if set: the header then lies about where its fields are.
+    var statedHeadBytes: UInt32?
 
     /// Takes apart the bytes of a part that `mandel render --part` wrote.
     init(_ bytes: [UInt8]) {
@@ -35,7 +39,12 @@ struct ForgedPart {
 
     /// The part's bytes, with the header's and the footer's CRC-32 recomputed.
     var bytes: [UInt8] {
-        let head = header.bytes
+        var head = header.bytes
+        if statedVersion != nil || statedHeadBytes != nil {
+            head.replaceSubrange(8..<12, with: Self.bigEndian(statedVersion ?? PartHeader.version))
+            head.replaceSubrange(12..<16, with: Self.bigEndian(statedHeadBytes ?? UInt32(header.pngHead.count)))
+            head.replaceSubrange((head.count - 4)..., with: Self.bigEndian(Self.crc32(Array(head.dropLast(4)))))
+        }
         return head + chunks.flatMap { $0 } + footer.bytes(headerCRC: Self.word(head, at: head.count - 4))
     }
 
@@ -64,6 +73,14 @@ struct ForgedPart {
     /// Sets a big-endian u32 of the IHDR's data (0 width, 4 height) and recomputes the chunk's CRC-32.
     mutating func setIHDR(_ value: UInt32, at offset: Int) {
         editHeadChunk(at: 8) { $0.replaceSubrange(offset..<(offset + 4), with: Self.bigEndian(value)) }
+    }
+
+    /// Sets a big-endian field of `size` bytes at `offset` of the IHDR's data (8 bit depth, 9 colour
+    /// type, …) and recomputes the chunk's CRC-32.
+    mutating func setIHDRField(_ offset: Int, size: Int, to value: UInt64) {
+        editHeadChunk(at: 8) { data in
+            for byte in 0..<size { data[offset + byte] = UInt8(truncatingIfNeeded: value >> (8 * (size - 1 - byte))) }
+        }
     }
 
     /// Edits chunk `index`'s data, recomputes its CRC-32 and the footer's body length.

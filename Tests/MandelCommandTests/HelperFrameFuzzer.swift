@@ -1,3 +1,5 @@
+import MandelbrotCore
+
 /// Hostile frame streams for a helper, from a seed: random bytes, and valid conversations (a
 /// recipe and tiles of it, sometimes a second recipe) with one thing changed: a header's length or
 /// kind, one field of the recipe or of a tile request set to a value at or past its limit, a
@@ -29,6 +31,19 @@ struct HelperFrameFuzzer {
         0, 1, 6_249_999, 6_250_000, 450_000_000_000, 450_000_000_001, 1 << 31, 1 << 32, 1 << 62, 1 << 63, .max - 1,
         .max,
     ]
+    /// Texts for a deep view's centre or zoom: numbers at MPFR's ends (0, a negative zoom, an
+    /// exponent past its range, a hundred thousand digits), and texts that are not numbers (empty,
+    /// cut short, infinity, hexadecimal, a NUL inside, bytes that are not UTF-8).
+    static let viewTexts: [[UInt8]] =
+        [
+            "0", "-0", "-1", "-1.5e300", "1e-1000000000", "1e1000000000", "1e9999999999999999999", "-2.0000001",
+            "", "1e", "e5", "--1", "1.2.3", "nan", "inf", "-inf", "@NaN@", "0x1p3", " 1", "1 ", "1,5", "٣",
+        ].map { Array($0.utf8) } + [
+            Array("1".utf8) + [0] + Array("junk".utf8), [0xFF, 0x31], [0x31, 0xC3],
+            Array("0.".utf8) + [UInt8](repeating: 0x37, count: 100_000),
+            [UInt8](repeating: 0x31, count: 200_000) + Array("e-200000".utf8),
+        ]
+
     /// Numbers that are not numbers, or too large to square.
     static let doubles: [Double] = [
         .nan, .infinity, -.infinity, 0, -0.0, .leastNonzeroMagnitude, 1e300, -1e300, .greatestFiniteMagnitude, 1,
@@ -49,7 +64,9 @@ struct HelperFrameFuzzer {
                 return Input(bytes: bytes, what: "\(bytes.count) random bytes")
             }
             var recipe = baseRecipe()
-            var what = "a \(recipe.kind == 1 ? "counting" : "colouring \(recipe.scheme ?? 9)") recipe"
+            var what =
+                "a \(recipe.deep == nil ? "" : "deep ")"
+                + "\(recipe.kind == 1 ? "counting" : "colouring \(recipe.scheme ?? 9)") recipe"
             var heartbeat: UInt64 = 100_000_000
             // Three in ten change the recipe, two a tile request, one the heartbeat, four the frames.
             let change = below(10)
@@ -98,7 +115,13 @@ struct HelperFrameFuzzer {
             recipe.limit = UInt32(1 + below(256))
             if recipe.sealedBins != nil { recipe.sealedBins = recipe.limit + 2 }
             if chance(10) { recipe.julia = (pick([-0.8, 0.285, 0]), pick([0.156, 0.01, 0])) }
-            if chance(10) { recipe.deep = Recipe.Deep(length: UInt64(below(Int(recipe.limit)))) }
+            if chance(10) {
+                var deep = Recipe.Deep(length: UInt64(below(Int(recipe.limit))))
+                // The exact view as a parent sends it: the grid's shorter side, a precision a zoom needs.
+                deep.gridSide = UInt64(min(recipe.width, recipe.height))
+                deep.bits = pick([64, 128, 1000])
+                recipe.deep = deep
+            }
             if chance(10) { recipe.simd = 0 }
             return recipe
         }
@@ -161,19 +184,9 @@ struct HelperFrameFuzzer {
                 return "a Julia constant of \(recipe.julia!)"
             case 15:
                 var deep = recipe.deep ?? Recipe.Deep(length: 2)
-                let wide = pick(HelperFrameFuzzer.edges64)
-                switch below(6) {
-                case 0: deep.length = wide
-                case 1: deep.orbitDoubles = below(40)
-                case 2: deep.tinyCount = wide
-                case 3:
-                    deep.tinyCount = UInt64(1 + below(3))
-                    deep.tinySteps = (0..<Int(deep.tinyCount)).map { _ in pick(HelperFrameFuzzer.edges64) }
-                case 4: deep.inverseZoom = (number, Int64(bitPattern: wide))
-                default: deep.value = number
-                }
+                let what = mutate(&deep, number: number)
                 recipe.deep = deep
-                return "a deep reference \(deep)"
+                return "a deep reference with " + what
             case 16: recipe.scheme = UInt8(truncatingIfNeeded: value)
             case 17:
                 recipe.cycle = pick(HelperFrameFuzzer.doubles + [0.001, 0.000_999, 1e9, 1.000_001e9])
@@ -196,6 +209,39 @@ struct HelperFrameFuzzer {
                 return "\(recipe.trailing.count) bytes past the recipe"
             }
             return "recipe field \(value)"
+        }
+
+        /// One field of a deep view's reference set to a value at or past its limit; says which.
+        mutating func mutate(_ deep: inout Recipe.Deep, number: Double) -> String {
+            let wide = pick(HelperFrameFuzzer.edges64)
+            switch below(9) {
+            case 0: deep.length = wide
+            case 1: deep.orbitDoubles = below(40)
+            case 2: deep.tinyCount = wide
+            case 3:
+                deep.tinyCount = UInt64(1 + below(3))
+                deep.tinySteps = (0..<Int(deep.tinyCount)).map { _ in pick(HelperFrameFuzzer.edges64) }
+            case 4: deep.inverseZoom = (number, Int64(bitPattern: wide))
+            case 5: deep.value = number
+            case 6:
+                // The exact view's texts, which MPFR reads: a number at its ends, or no number.
+                let text = below(3)
+                deep.texts[text] = pick(HelperFrameFuzzer.viewTexts)
+                let shown = String(decoding: deep.texts[text].prefix(24), as: UTF8.self).debugDescription
+                guard below(5) == 0 else { return "text \(text) \(shown) (\(deep.texts[text].count) bytes)" }
+                deep.textCounts = deep.texts.map { UInt32($0.count) }
+                deep.textCounts![text] = pick(HelperFrameFuzzer.edges32)
+                return "text \(text) \(shown) sent with a count of \(deep.textCounts![text])"
+            case 7:
+                deep.bits = pick(HelperFrameFuzzer.edges32 + [63, 64, 65, 4_000_000, 4_000_001])
+                return "an orbit precision of \(deep.bits) bits"
+            default:
+                let tallest = UInt64(ValueLimits.maximumGridRow)
+                deep.gridSide = pick(HelperFrameFuzzer.edges64 + [tallest, tallest + 1])
+                return "a grid side of \(deep.gridSide)"
+            }
+            return "length \(deep.length), \(deep.orbitDoubles.map { "\($0)" } ?? "its") doubles of \(deep.value), "
+                + "\(deep.tinyCount) tiny steps \(deep.tinySteps), 1/zoom \(deep.inverseZoom)"
         }
 
         /// One change to the frames as a whole; says which.

@@ -1,3 +1,4 @@
+import MandelbrotCore
 import Testing
 
 /// The real `mandel helper` reads its parent as a stranger: every length and number in a frame is
@@ -63,6 +64,12 @@ struct HelperFrameTests {
                 $0.height = 1 << 28
             }
         }
+        /// A valid deep reference with one change.
+        func deep(_ change: (inout Recipe.Deep) -> Void) -> Recipe.Deep {
+            var deep = Recipe.Deep()
+            change(&deep)
+            return deep
+        }
         func coarse(_ depth: Int) -> Recipe.Formula {
             depth == 0
                 ? .view(center: 0, halfHeight: 1, spacing: 0.1) : .coarse(coarse(depth - 1), every: 1 << 28, samples: 1)
@@ -99,6 +106,24 @@ struct HelperFrameTests {
             refused(
                 "an orbit of 2^64 − 1 steps",
                 start(with { $0.deep = Recipe.Deep(length: .max, orbitDoubles: 4) }), "an orbit of"),
+            // The deep view's exact view (DeepReference.ExactView), which MPFR reads for the pixels it counts again.
+            refused("an orbit precision of 63 bits", start(with { $0.deep = deep { $0.bits = 63 } }), "63 bits"),
+            refused(
+                "an orbit precision of 4,000,001 bits", start(with { $0.deep = deep { $0.bits = 4_000_001 } }),
+                "4000001 bits"),
+            refused("a grid side of 0", start(with { $0.deep = deep { $0.gridSide = 0 } }), "shorter side is 0"),
+            refused(
+                "a grid side past the tallest grid", start(with { $0.deep = deep { $0.gridSide = .max } }),
+                "shorter side"),
+            refused(
+                "a zoom that is not a number", start(with { $0.deep = deep { $0.texts[2] = Array("inf".utf8) } }),
+                "zoom is not a decimal number"),
+            refused(
+                "a centre that is not UTF-8", start(with { $0.deep = deep { $0.texts[0] = [0x31, 0xFF] } }),
+                "real part is not a decimal number"),
+            refused(
+                "a centre text longer than the recipe",
+                start(with { $0.deep = deep { $0.textCounts = [3, .max, 4] } }), "at most"),
         ]
     }()
 
@@ -145,12 +170,36 @@ struct HelperFrameTests {
         let one = Recipe.colouring(first, width: 16, height: 12, supersampling: firstSamples)
         var two = Recipe.colouring(second, width: 16, height: 12, supersampling: secondSamples)
         two.keepsCounts = first == second ? 1 : 0
+        try Self.expectServed(one, then: two)
+    }
+
+    /// Feeds `one` and a 16 × 12 tile of it, then `two` and a tile of it, and checks that the
+    /// helper served both: a ready and a done frame each, and exit 0.
+    static func expectServed(
+        _ one: Recipe, then two: Recipe, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let input =
-            Self.start(one) + HelperWire.tileFrame(0, x: 0, y: 0, width: 16, height: 12)
-            + Self.start(two) + HelperWire.tileFrame(1, x: 0, y: 0, width: 16, height: 12)
+            start(one) + HelperWire.tileFrame(0, x: 0, y: 0, width: 16, height: 12)
+            + start(two) + HelperWire.tileFrame(1, x: 0, y: 0, width: 16, height: 12)
         let run = try HelperRun.feed(input)
-        #expect(run.status == 0 && !run.signalled, "\(run.standardError)")
-        #expect(run.frameKinds == [2, 5, 2, 5], "\(run.frameKinds)")
+        #expect(run.status == 0 && !run.signalled, "\(run.standardError)", sourceLocation: sourceLocation)
+        #expect(run.frameKinds == [2, 5, 2, 5], "\(run.frameKinds)", sourceLocation: sourceLocation)
+    }
+
+    @Test("a deep recipe with its exact view is served, and so is one at the exact view's limits")
+    func deepRecipeServed() throws {
+        var deep = Recipe()
+        deep.deep = Recipe.Deep()
+        deep.deep?.gridSide = 12
+        // The exact view's ends: the fewest bits and the widest grid the wire takes, a zoom of 0 and
+        // a centre of a thousand digits (numbers all, which the helper takes as they are).
+        var ends = deep
+        ends.deep?.bits = 64
+        ends.deep?.gridSide = UInt64(ValueLimits.maximumGridRow)
+        ends.deep?.texts = [
+            Array("0.".utf8) + [UInt8](repeating: 0x33, count: 1000), Array("-0".utf8), Array("0".utf8),
+        ]
+        try Self.expectServed(deep, then: ends)
     }
 
     @Test("frames in order, at the limits, are served: two recipes, a tile of each, exit 0 when the input ends")

@@ -62,6 +62,14 @@ enum HelperWire {
             var inverseZoom = (0.5, Int64(-40))
             var largest = (0.5, Int64(-40))
             var usesTable: UInt8 = 1
+            /// The view as MPFR reads it (`DeepReference.ExactView`): the centre's real and imaginary
+            /// parts and the zoom, each sent as a count and its bytes; the orbit's bits; the grid's
+            /// shorter side.
+            var texts: [[UInt8]] = [Array("0.25".utf8), Array("0".utf8), Array("1e20".utf8)]
+            /// A count sent for each text other than its length, where set.
+            var textCounts: [UInt32]?
+            var bits: UInt32 = 128
+            var gridSide: UInt64 = 16
         }
 
         var version: UInt32 = 2
@@ -225,6 +233,12 @@ enum HelperWire {
             out.f64(deep.largest.0)
             out.u64(UInt64(bitPattern: deep.largest.1))
             out.u8(deep.usesTable)
+            for (index, text) in deep.texts.enumerated() {
+                out.u32(deep.textCounts?[index] ?? UInt32(text.count))
+                out.data += text
+            }
+            out.u32(deep.bits)
+            out.u64(deep.gridSide)
         }
     }
 }
