@@ -66,6 +66,7 @@ extension ExplorerServer {
         if let samples = view.supersample { query.append(("supersample", "\(samples)")) }
         if let precision = view.precision { query.append(("precision", precision.rawValue)) }
         if let bla = view.bla { query.append(("bla", bla.rawValue)) }
+        if let period = view.period { query.append(("period", period.rawValue)) }
         return query
     }
 

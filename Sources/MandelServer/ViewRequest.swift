@@ -13,7 +13,7 @@ import StrategyCatalog
 package struct ViewRequest: Sendable {
     /// The query keys a request may have, in the order the command names them.
     package static let viewKeys = [
-        "size", "center", "zoom", "precision", "bla", "iterations", "color", "palette", "palette-cycle",
+        "size", "center", "zoom", "precision", "bla", "period", "iterations", "color", "palette", "palette-cycle",
         "palette-offset", "julia", "supersample",
     ]
 

@@ -75,10 +75,11 @@ struct HelperFrameTests {
                 ? .view(center: 0, halfHeight: 1, spacing: 0.1) : .coarse(coarse(depth - 1), every: 1 << 28, samples: 1)
         }
         return [
-            refused("iterations 100,000,001", start(with { $0.limit = 100_000_001 }), "iteration limit is 100000001"),
-            refused("iterations 2^32 − 1", start(with { $0.limit = .max }), "iteration limit"),
+            refused(
+                "iterations 2^32 − 1, one past the most", start(with { $0.limit = .max }),
+                "iteration limit is 4294967295"),
             refused("iterations 0", start(with { $0.limit = 0 }), "iteration limit is 0"),
-            refused("a colouring limit past the limit", start(with { $0.colorLimit = 100_000_001 }), "colouring limit"),
+            refused("a colouring limit past the most", start(with { $0.colorLimit = .max }), "colouring limit"),
             refused("supersampling 9", start(with { $0.supersampling = 9 }), "supersampling is 9"),
             refused("a palette cycle of 0.0001", start(with { $0.cycle = 0.0001 }), "palette cycle"),
             refused("a palette cycle of 2e9", start(with { $0.cycle = 2e9 }), "palette cycle"),

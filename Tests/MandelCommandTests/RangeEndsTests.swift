@@ -32,8 +32,8 @@ struct RangeEndsTests {
             command: "render", context: [], option: "--tile", lowest: "1", highest: "64x48", belowLowest: "0x8",
             aboveHighest: "65x48"),
         Range(
-            command: "render", context: [], option: "--iterations", lowest: "1", highest: "100000000",
-            belowLowest: "0", aboveHighest: "100000001"),
+            command: "render", context: [], option: "--iterations", lowest: "1", highest: "4294967294",
+            belowLowest: "0", aboveHighest: "4294967295"),
         Range(
             command: "render", context: [], option: "--supersample", lowest: "1", highest: "8", belowLowest: "0",
             aboveHighest: "9"),

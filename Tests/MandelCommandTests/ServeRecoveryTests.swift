@@ -82,7 +82,7 @@ struct ServeLimitTests {
             [], launch: .init(shellSetup: "ulimit -v 1500000", asNobody: true))
         defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
         let deep =
-            "/tile?size=256x256&center=-0.75,0.1&zoom=1e40&iterations=10000000&window=0,0,64,64&strategy=thread"
+            "/tile?size=256x256&center=-0.75,0.1&zoom=1e40&period=off&iterations=10000000&window=0,0,64,64&strategy=thread"
         let started = Date()
         let reply = try HTTPConnection.get(deep, port: server.port, deadline: 60)
         #expect(reply.status == 503, "\(reply.status) \(reply.text.prefix(300))")

@@ -35,7 +35,7 @@ extension ExplorerServerTests {
             ("center", "1", ["center", "re,im"]), ("zoom", "0", ["zoom must be a finite number greater than 0"]),
             ("zoom", "1e1000001", ["zoom"]), ("precision", "float", ["precision", "'double' and 'perturbation'"]),
             ("bla", "maybe", ["bla", "'on' and 'off'"]),
-            ("iterations", "0", ["iterations must be from 1 to 100000000 (got 0)"]),
+            ("iterations", "0", ["iterations must be from 1 to 4294967294 (got 0)"]),
             ("iterations", "1.5", ["iterations"]), ("color", "pink", ["color", "'bw', 'gray', 'smooth'"]),
             ("palette", "plaid", ["palette", "choose from classic"]),
             ("palette-cycle", "0", ["palette-cycle must be a number of iterations from 0.001"]),
