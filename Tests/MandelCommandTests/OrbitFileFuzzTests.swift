@@ -60,8 +60,12 @@ struct OrbitFileFuzzTests {
                 counts["taken", default: 0] += 1
             } catch {
                 #expect(error.exitCode == 65 || error.exitCode == 66, "\(named): \(error.exitCode)")
+                // One line of text: no control character, nothing that was not text in the file.
                 #expect(
-                    error.description.hasPrefix("--orbit '") && !error.description.contains("\n"),
+                    error.description.hasPrefix("--orbit '")
+                        && error.description.unicodeScalars.allSatisfy {
+                            $0.properties.generalCategory != .control && $0 != "\u{FFFD}"
+                        },
                     "\(named): \(error.description)")
                 counts["refused (\(error.exitCode))", default: 0] += 1
             }

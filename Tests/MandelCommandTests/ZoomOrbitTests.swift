@@ -145,6 +145,8 @@ struct ZoomOrbitTests {
             ("flag.orbit", forged { $0[periodFlagAt] ^= 1 }, 65, "its orbit was computed with --period"),
             ("period.orbit", forged { setWord(&$0, at: periodAt, 7) }, 65, "has a period of 7"),
             ("centre.orbit", forged { $0[15 + 4 + realCount - 1] ^= 1 }, 65, "it is the orbit of --center"),
+            // A newline inside the centre's text, which a refusal naming the centre would carry.
+            ("text.orbit", forged { $0[15 + 4 + 5] = 0x0A }, 65, "its centre is not a pair of decimal numbers"),
             (
                 "point.orbit", forged { setWord(&$0, at: $0.count - 16 * 3, Double.nan.bitPattern) }, 65,
                 "no orbit there"
