@@ -45,18 +45,18 @@ public final class ZoomOrbit: Sendable {
 
     /// An orbit of the centre, computed with `bits` to `limit` steps (or its escape, or the period
     /// of a nucleus in `periodBall`) when a render first needs it.
-    public init(centerReal: String, centerImaginary: String, bits: Int, limit: Int, periodBall: PeriodBall? = nil) {
-        self.centerReal = centerReal
-        self.centerImaginary = centerImaginary
-        self.bits = bits
-        self.limit = limit
-        self.periodBall = periodBall
-        computed = Locked(nil)
+    public convenience init(
+        centerReal: String, centerImaginary: String, bits: Int, limit: Int, periodBall: PeriodBall? = nil
+    ) {
+        self.init(
+            centerReal: centerReal, centerImaginary: centerImaginary, bits: bits, limit: limit, periodBall: periodBall,
+            steps: nil)
     }
 
-    /// An orbit that was computed elsewhere (read from a file).
-    init(centerReal: String, centerImaginary: String, bits: Int, limit: Int, periodBall: PeriodBall?, steps: OrbitSteps)
-    {
+    /// An orbit whose steps are here already (read from a file), or, with nil, still to compute.
+    init(
+        centerReal: String, centerImaginary: String, bits: Int, limit: Int, periodBall: PeriodBall?, steps: OrbitSteps?
+    ) {
         self.centerReal = centerReal
         self.centerImaginary = centerImaginary
         self.bits = bits

@@ -218,6 +218,13 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
             wholePictureBytes: Limits.wholePictureBytes, bandBytes: Limits.bandBytes, minimumBands: Limits.minimumBands)
     }
 
+    /// The whole picture of `view`, its deep view (if any) taking `orbit`'s precision.
+    private static func job(of view: ViewOptions, work: WorkOptions, orbit: ZoomOrbit?) -> RenderJob {
+        var job = RenderJob(view: view, work: work)
+        if let orbit, job.deep != nil { job.deep?.sharedOrbitBits = orbit.bits }
+        return job
+    }
+
     func run() async throws {
         let sequence = try batch.framesRendered()
         let frameName = sequence == nil ? nil : try FrameName(outputs.output, option: "-o")
@@ -229,8 +236,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
                 let frameView = sequence.map { batch.frameView(of: view, frame: index, of: $0.count) } ?? view
                 var frameOutputs = outputs
                 if let frameName { frameOutputs.output = frameName.name(ofFrame: index) }
-                var picture = RenderJob(view: frameView, work: work)
-                if let orbit, picture.deep != nil { picture.deep?.sharedOrbitBits = orbit.bits }
+                let picture = Self.job(of: frameView, work: work, orbit: orbit)
                 var job = windowed(picture)
                 var partRun: (index: Int, count: Int, pictureSize: ImageSize)?
                 if let (index, count) = try batch.partSelection() {
@@ -250,11 +256,10 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
                 notedDeep = notedDeep || job.deep != nil
                 // The next frame's table, built while this frame's pixels are computed.
                 if let orbit, let sequence, index + 1 < sequence.indices.upperBound {
-                    let next = RenderJob(
-                        view: batch.frameView(of: view, frame: index + 1, of: sequence.count), work: work)
-                    var nextJob = next
-                    nextJob.deep?.sharedOrbitBits = orbit.bits
-                    orbit.prepare(windowed(nextJob), buildsTable: !strategy.strategy.workersBuildTheTable)
+                    let next = batch.frameView(of: view, frame: index + 1, of: sequence.count)
+                    orbit.prepare(
+                        windowed(Self.job(of: next, work: work, orbit: orbit)),
+                        buildsTable: !strategy.strategy.workersBuildTheTable)
                 }
                 try await session.run()
                 if watch.stoppedBy != nil { throw CommandRun.Stopped() }
