@@ -66,6 +66,8 @@ package struct RenderSession {
             summary = try await CommandRun.publishing(paths, watch: watch) { files in
                 try await render(into: files[0], extras: Array(files.dropFirst()))
             }
+            // A zoom's frame is in place once done: a stop or a failure later in the run leaves it, and says so.
+            if frame != nil { watch.placedEarly(outputs.output) }
         } catch let cancelled as CancelledOnPurpose {
             summary = cancelled.summary
         }
@@ -82,7 +84,7 @@ package struct RenderSession {
         let render = try PictureRender(
             job: job, bandHeight: bandRows, keepsCounts: visuals.keepsCounts,
             extraBytes: Self.saturatingSum(
-                Self.saturatingSum(mapBytes, encoderBytes), job.deep == nil ? 0 : orbit?.heldBytes ?? 0),
+                Self.saturatingSum(mapBytes, encoderBytes), job.deep == nil ? 0 : orbit?.heldBytes(besides: job) ?? 0),
             histogramMerges: [settings.sharing.merge],
             strategies: [strategy], previewEvery: preview,
             cancellation: watch.cancellation)

@@ -216,8 +216,18 @@ package final class SignalWatch: @unchecked Sendable {
             default: "stopped by signal \(signalNumber)"
             }
         guard !placedEarly.isEmpty else { return name + "; the work was cancelled and no file was left" }
-        return name + "; the work was cancelled, and only "
-            + placedEarly.map(Display.path).joined(separator: ", ") + " was left (put in place when it was ready)"
+        return name + "; the work was cancelled, and only " + named(placedEarly, "left")
+    }
+
+    /// Files put in place before the run's end, for a line: "a.png was <verb> (put in place when it was
+    /// ready)", or, for the frames of a zoom, every name up to three, else the first, the last and how many.
+    private static func named(_ placed: [String], _ verb: String) -> String {
+        let names = placed.map(Display.path)
+        guard names.count > 1 else { return "\(names[0]) was \(verb) (put in place when it was ready)" }
+        let listed =
+            names.count <= 3
+            ? names.joined(separator: ", ") : "\(names[0]) … \(names[names.count - 1]) (\(names.count) files)"
+        return "\(listed) were \(verb) (each put in place when it was ready)"
     }
 
     /// Notes a file put in place before the run's end, for the stop message.
@@ -228,8 +238,7 @@ package final class SignalWatch: @unchecked Sendable {
     package var placedEarlyClause: String {
         let placed = placedEarly.withLock { $0 }
         guard !placed.isEmpty else { return "" }
-        return "; only " + placed.map(Display.path).joined(separator: ", ")
-            + " was written (put in place when it was ready)"
+        return "; only " + Self.named(placed, "written")
     }
 
     /// Whether `path` was put in place before the run's other outputs (a preview).

@@ -118,6 +118,49 @@ struct InterruptTests {
         #expect(errorText.contains("interrupted; the work was cancelled, and only p.png was left"), "\(errorText)")
     }
 
+    /// A zoom's frames in the period-3 bulb (every pixel iterates to the limit): about 0.3 s a frame.
+    static let slowFrames = [
+        "render", "--size", "300x300", "--center", "-0.1225,0.7449", "--zoom", "30", "--zoom-to", "60",
+        "--iterations", "50000",
+    ]
+
+    @Test(
+        "SIGINT during a run of every frame: 130, the frames done stay whole and named, the one begun is not left",
+        arguments: [SIGINT, SIGTERM])
+    func interruptFrames(signal: Int32) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let frames = 16
+        let mandel = try SpawnedMandel(
+            Self.slowFrames + ["--frames", "\(frames)", "--grace", "0", "-o", folder + "/f-%02d.png"])
+        // Four frames done: the fifth is being rendered, into a hidden temporary file.
+        let deadline = Date().addingTimeInterval(60)
+        while !FileManager.default.fileExists(atPath: folder + "/f-03.png") && Date() < deadline { usleep(10_000) }
+        kill(mandel.pid, signal)
+        let exit = try mandel.waitForExit(waitingFor: "mandel to exit after signal \(signal)", deadline: 30)
+        #expect(exit.status == 128 + signal)
+        let left = contents(of: folder)
+        let done = left.count
+        #expect(done >= 4 && done < frames, "left \(left)")
+        // Only whole frames, numbered from 0 without a gap: no temporary file, no frame cut short.
+        #expect(left == (0..<done).map { String(format: "f-%02d.png", $0) }, "left \(left)")
+        for name in left {
+            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name)))
+            #expect(bytes.suffix(8) == [0x49, 0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82], "\(name) has no IEND")
+        }
+        // The line names what is left, not "no file was left".
+        let said = mandel.remainingStandardError()
+        let listed = "\(folder)/f-00.png … \(folder)/\(left[done - 1]) (\(done) files)"
+        #expect(said.contains("the work was cancelled, and only \(listed) were left"), "\(said)")
+        // A frame that stays is the one its own run makes.
+        let alone = try MandelProcess.run(
+            Self.slowFrames + ["--frame", "1/\(frames)", "-o", "alone.png"], in: folder)
+        #expect(alone.status == 0, "\(alone.standardError)")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: folder + "/alone.png"))
+                == Data(contentsOf: URL(fileURLWithPath: folder + "/f-01.png")))
+    }
+
     @Test("SIGINT mid-way through a banded render exits 130 and leaves no file, though bands were written")
     func interruptBanded() throws {
         let folder = temporaryFolder()

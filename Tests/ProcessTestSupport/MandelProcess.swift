@@ -224,12 +224,12 @@ package func temporaryFolder() -> String {
     return path
 }
 
-/// The names in `folder`.
 /// The JSON object in the file at `path`.
 package func jsonObject(atPath path: String) throws -> [String: Any] {
     try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as! [String: Any]
 }
 
+/// The names in `folder`, hidden ones too.
 package func contents(of folder: String) -> [String] {
     (try? FileManager.default.contentsOfDirectory(atPath: folder).sorted()) ?? []
 }
