@@ -65,12 +65,20 @@ public final class ZoomOrbit: Sendable {
         computed = Locked(steps)
     }
 
-    /// The memory the shared orbit holds beside each render's own copy of it (16 bytes a step, for
-    /// as many steps as the limit, as ``DeepMemory`` counts a reference's orbit).
-    public var heldBytes: Int {
-        if let length = computed.withLock({ $0?.length }) { return 16 * (length + 1) }
+    /// The memory the shared orbit holds beside `job`'s render's own reference: the orbit (16 bytes
+    /// a step, for as many steps as the limit until it is here, as ``DeepMemory`` counts a
+    /// reference's orbit), and every reference prepared for another frame (its copy of the orbit,
+    /// and the table and lanes' steps where it builds the table), being built or waiting to be taken.
+    public func heldBytes(besides job: RenderJob) -> Int {
+        let length = computed.withLock { $0?.length }
         // An orbit that looks for a period holds its steps only: reserved address space until then.
-        return periodBall == nil ? 16 * (limit + 1) : 0
+        let orbitBytes = length.map { 16 * ($0 + 1) } ?? (periodBall == nil ? 16 * (limit + 1) : 0)
+        guard let length else { return orbitBytes }
+        let others = prepared.withLock { $0.map(\.key).filter { $0.view != job.deep } }
+        return others.reduce(orbitBytes) { total, key in
+            let memory = DeepMemory(steps: length, usesTable: key.view.usesTable)
+            return total + (key.buildsTable ? memory.rendererBytes : memory.orbitBytes)
+        }
     }
 
     /// Whether the orbit is here (computed or read), so that rendering takes no serial time for it.
@@ -199,16 +207,9 @@ package final class OrbitSteps: @unchecked Sendable {
         defer { deep_free_context(&context) }
         guard length < DEEP_ORBIT_TOO_LONG else {
             if stop.word.pointee != 0 { return nil }
-            if length == DEEP_ORBIT_TOO_LONG {
-                throw .outOfMemory(
-                    bytes: DeepMemory(steps: zoom.limit, usesTable: true).rendererBytes,
-                    purpose: "a zoom's reference orbit and a frame's table of up to \(zoom.limit) steps (it found "
-                        + "no period in the \(reachable) that fit)", available: ResourceLimits.memoryAvailable())
-            }
-            throw .outOfMemory(
-                bytes: 2 * max(tinySteps, 16) * (MemoryLayout<UInt64>.size + MemoryLayout<deep_complex>.stride),
-                purpose: "the reference orbit's steps below 2^-960, kept exactly (\(tinySteps) so far, of at most "
-                    + "--iterations \(zoom.limit))", available: nil)
+            throw DeepReference.failure(
+                ofOrbitEnding: length, tinySteps: tinySteps, limit: zoom.limit, reachable: reachable, usesTable: true,
+                holding: "a zoom's reference orbit and a frame's table")
         }
         // Memory for the steps the orbit took, not the limit's.
         orbit = try DeepReference.allocateOrbit(steps: Int(length))

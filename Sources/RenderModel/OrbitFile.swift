@@ -64,12 +64,27 @@ package enum OrbitFile {
         guard size >= magic.count + 4 else {
             throw Refused(path, "it has \(size) bytes, too few for an orbit file (written by render --orbit-out)")
         }
-        // Mapped, not read: an orbit of 10⁸ steps is 1.6 GB, and only its copy for the render is kept.
-        guard let mapped = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), mapped != MAP_FAILED else {
-            throw Refused(path, "it cannot be mapped: \(String(cString: strerror(errno)))", exitCode: 66)
+        // Read, not mapped: a mapped file that another process cuts short while it is read raises
+        // SIGBUS. The copy is held only while it is checked and parsed (the orbit's own memory is
+        // allocated as it is parsed), so a file of N bytes peaks at about 2N for a moment.
+        guard let buffer = malloc(size) else {
+            throw Refused(path, "no memory to read its \(size) bytes", exitCode: 66)
         }
-        defer { munmap(mapped, size) }
-        let bytes = UnsafeRawBufferPointer(start: mapped, count: size)
+        defer { free(buffer) }
+        var done = 0
+        while done < size {
+            let got = pread(descriptor, buffer + done, size - done, off_t(done))
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else {
+                throw Refused(
+                    path,
+                    got < 0
+                        ? "it cannot be read: \(String(cString: strerror(errno)))"
+                        : "it was cut short while it was read (\(done) of \(size) bytes)", exitCode: got < 0 ? 66 : 65)
+            }
+            done += got
+        }
+        let bytes = UnsafeRawBufferPointer(start: buffer, count: size)
         guard bytes.prefix(magic.count).elementsEqual(magic) else {
             throw Refused(path, "it is not an orbit file (written by render --orbit-out): its first bytes differ")
         }

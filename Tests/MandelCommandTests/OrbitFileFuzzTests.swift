@@ -12,12 +12,10 @@ import Testing
 /// 100 MB.
 @Suite("Orbit file fuzzing", .serialized)
 struct OrbitFileFuzzTests {
-    static let environment = ProcessInfo.processInfo.environment
-    static let inputs = environment["MANDEL_FUZZ_INPUTS"].flatMap { Int($0) } ?? 400
-    static let seed = environment["MANDEL_FUZZ_SEED"].flatMap { UInt64($0) } ?? 43
-    /// Peak memory is the test process's: measured only in a fuzz run, where no other test runs beside.
-    static let measuresMemory = environment["MANDEL_FUZZ_INPUTS"] != nil
+    static let settings = FuzzSettings(inputs: 400, seed: 43, binaryInputs: 0)
     static let memoryLimit = 100 << 20
+    /// A read that has not ended after this is a hang: the process stops, naming it.
+    static let hangSeconds = 60.0
 
     /// The orbit the files are of: a centre near the seahorse valley, 3,000 steps, with steps kept exactly.
     static func wanted() -> ZoomOrbit {
@@ -35,50 +33,52 @@ struct OrbitFileFuzzTests {
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
+    /// How one file was read: taken (an orbit of the right shape) or refused, and what was wrong.
+    struct Read: FuzzOutcome {
+        let name: String
+        let problem: String?
+        let peakGrowth: Int
+    }
+
+    /// Reads `input` from `path` as `render --orbit` does.
+    static func read(_ input: OrbitFileForger.Forged, at path: String, measuresMemory: Bool) throws -> Read {
+        try Data(input.bytes).write(to: URL(fileURLWithPath: path))
+        let wanted = Self.wanted()
+        let base = measuresMemory ? PeakMemory.resetToResident() : 0
+        var name = "taken"
+        var problem: String?
+        do {
+            let orbit = try OrbitFile.read(path, for: wanted)
+            if !(orbit.isComputed && orbit.bits == wanted.bits && orbit.limit == wanted.limit) {
+                problem = "taken, but not the orbit asked for"
+            }
+        } catch {
+            name = "refused (\(error.exitCode))"
+            if error.exitCode != 65 && error.exitCode != 66 { problem = "exit \(error.exitCode)" }
+            // One line of text: no control character, nothing that was not text in the file.
+            let oneLine =
+                error.description.hasPrefix("--orbit '")
+                && error.description.unicodeScalars.allSatisfy {
+                    $0.properties.generalCategory != .control && $0 != "\u{FFFD}"
+                }
+            if !oneLine { problem = "refused with: \(error.description)" }
+        }
+        return Read(
+            name: name, problem: problem, peakGrowth: measuresMemory ? PeakMemory.highWater() - base : 0)
+    }
+
     @Test("no orbit file crashes the reader, hangs it, takes 100 MB, or is refused without one line and 65 or 66")
     func readerSurvivesHostileFiles() throws {
         let folder = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
         let work = folder + "/mandel-orbit-fuzz-\(getpid())"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: work) }
-        let valid = try Self.validFile(in: work)
-        let wanted = Self.wanted()
-        var generator = OrbitFileForger(valid: valid, seed: Self.seed)
-        let watchdog = HangWatchdog(seconds: 60, seed: Self.seed)
-        var counts: [String: Int] = [:]
-        var largest = 0
-        let path = work + "/input.orbit"
-        for index in 0..<Self.inputs {
-            let (bytes, what) = generator.next()
-            try Data(bytes).write(to: URL(fileURLWithPath: path))
-            let named = "input \(index) of seed \(Self.seed) (\(what))"
-            watchdog.begin(index, what)
-            let base = Self.measuresMemory ? PeakMemory.resetToResident() : 0
-            do {
-                let orbit = try OrbitFile.read(path, for: wanted)
-                #expect(orbit.isComputed && orbit.bits == wanted.bits && orbit.limit == wanted.limit, "\(named)")
-                counts["taken", default: 0] += 1
-            } catch {
-                #expect(error.exitCode == 65 || error.exitCode == 66, "\(named): \(error.exitCode)")
-                // One line of text: no control character, nothing that was not text in the file.
-                #expect(
-                    error.description.hasPrefix("--orbit '")
-                        && error.description.unicodeScalars.allSatisfy {
-                            $0.properties.generalCategory != .control && $0 != "\u{FFFD}"
-                        },
-                    "\(named): \(error.description)")
-                counts["refused (\(error.exitCode))", default: 0] += 1
-            }
-            watchdog.end()
-            let growth = Self.measuresMemory ? PeakMemory.highWater() - base : 0
-            largest = max(largest, growth)
-            #expect(growth < Self.memoryLimit, "\(named) took \(growth) bytes")
-        }
-        watchdog.stop()
-        print(
-            "fuzz: orbit: \(Self.inputs) inputs from seed \(Self.seed): "
-                + counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-                + "; largest growth of peak memory \(largest >> 10) KiB")
+        var forger = OrbitFileForger(valid: try Self.validFile(in: work), seed: Self.settings.seed)
+        let measuresMemory = Self.settings.measuresMemory
+        let counts = try FuzzLoop.run(
+            "orbit", Self.settings, memoryLimit: Self.memoryLimit, hangSeconds: Self.hangSeconds,
+            inputs: { _ in forger.next() },
+            { try Self.read($0, at: work + "/input.orbit", measuresMemory: measuresMemory) })
         // The forger must reach both ends: files taken (edits a valid orbit survives) and refused.
         #expect(counts["taken", default: 0] > 0 && counts["refused (65)", default: 0] > 0, "\(counts)")
     }
@@ -122,7 +122,18 @@ struct OrbitFileForger {
 
     mutating func pick<T>(_ values: [T]) -> T { values[Int(random.next() % UInt64(values.count))] }
 
-    mutating func next() -> (bytes: [UInt8], what: String) {
+    /// One damaged or forged file, and how it was made.
+    struct Forged: FuzzInput {
+        let bytes: [UInt8]
+        let what: String
+    }
+
+    mutating func next() -> Forged {
+        let (bytes, what) = nextBytes()
+        return Forged(bytes: bytes, what: what)
+    }
+
+    private mutating func nextBytes() -> (bytes: [UInt8], what: String) {
         var body = Array(valid.dropLast(4))
         switch random.next() % 8 {
         case 0:

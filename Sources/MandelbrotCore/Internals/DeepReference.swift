@@ -87,17 +87,9 @@ final class DeepReference: @unchecked Sendable {
             deep_free_context(&context)
             deep_orbit_release(reserved, UInt64(reachable))
             if stop.word.pointee != 0 { return nil }
-            if length == DEEP_ORBIT_TOO_LONG {
-                let memory = DeepMemory(steps: limit, usesTable: view.usesTable)
-                throw .outOfMemory(
-                    bytes: memory.rendererBytes,
-                    purpose: "a reference orbit and table of up to \(limit) steps (it found no period in the "
-                        + "\(reachable) that fit)", available: ResourceLimits.memoryAvailable())
-            }
-            throw .outOfMemory(
-                bytes: 2 * max(tinySteps, 16) * (MemoryLayout<UInt64>.size + MemoryLayout<deep_complex>.stride),
-                purpose: "the reference orbit's steps below 2^-960, kept exactly (\(tinySteps) so far, of at most "
-                    + "--iterations \(limit))", available: nil)
+            throw Self.failure(
+                ofOrbitEnding: length, tinySteps: tinySteps, limit: limit, reachable: reachable,
+                usesTable: view.usesTable, holding: "a reference orbit and table")
         }
         do throws(RenderFailure) {
             orbit = try Self.allocateOrbit(steps: Int(length))
@@ -123,6 +115,25 @@ final class DeepReference: @unchecked Sendable {
             orbitSeconds: orbitSeconds, tableSeconds: buildsHere ? max(0, seconds - orbitSeconds) : 0,
             orbitLength: Int(length), precisionBits: bits, extendedExponent: context.extended != 0,
             orbitPeriod: context.period > 0 ? Int(context.period) : nil)
+    }
+
+    /// Why an orbit that was not cancelled ended without an answer (`length` at or past
+    /// `DEEP_ORBIT_TOO_LONG`): it found no period in the `reachable` steps that fit in memory, or its
+    /// steps kept exactly (below 2⁻⁹⁶⁰, `tinySteps` of them so far) could not grow. `holding` names
+    /// what the orbit is for, as the memory check counts it.
+    static func failure(
+        ofOrbitEnding length: UInt64, tinySteps: Int, limit: Int, reachable: Int, usesTable: Bool, holding: String
+    ) -> RenderFailure {
+        if length == DEEP_ORBIT_TOO_LONG {
+            return .outOfMemory(
+                bytes: DeepMemory(steps: limit, usesTable: usesTable).rendererBytes,
+                purpose: "\(holding) of up to \(limit) steps (it found no period in the \(reachable) that fit)",
+                available: ResourceLimits.memoryAvailable())
+        }
+        return .outOfMemory(
+            bytes: 2 * max(tinySteps, 16) * (MemoryLayout<UInt64>.size + MemoryLayout<deep_complex>.stride),
+            purpose: "the reference orbit's steps below 2^-960, kept exactly (\(tinySteps) so far, of at most "
+                + "--iterations \(limit))", available: nil)
     }
 
     /// The reference of `view` from an orbit computed before (``ZoomOrbit``), which `orbitSeconds`
