@@ -38,6 +38,12 @@ func run(_ command: sending any ParsableCommand) -> Never {
 
 ProcessStart.deliverWriteErrorsAsErrors()
 ProcessStart.warnBeforeTheCPULimit()
+// A helper that `--strategy process` started, with the arguments it always gives: served without
+// the argument parser, whose type lookups were a sixth of a helper's start. Any other form (a
+// person typing `mandel helper --help`) is parsed as usual.
+if let helper = HelperCommand.asStartedByParent(Array(CommandLine.arguments.dropFirst())) {
+    run(helper)
+}
 do {
     try InformationRequest.check(Array(CommandLine.arguments.dropFirst()))
     run(try Mandel.parseAsRoot())

@@ -270,9 +270,12 @@ struct ProcessStrategyTests {
         #expect(helper.terminationStatus == 0)
     }
 
-    @Test("a helper refuses a recipe of another version with one frame, and leaves")
-    func helperRefusesOtherVersion() throws {
-        let (helper, input, output) = try startHelper()
+    @Test(
+        "a helper refuses a recipe of another version with one frame, and leaves: parsed, or started as a parent starts it",
+        arguments: [false, true])
+    func helperRefusesOtherVersion(asTheParentStartsIt: Bool) throws {
+        let (helper, input, output) = try startHelper(
+            asTheParentStartsIt ? ["--slot", "3", "--generation", "1", "--parent", "\(getpid())"] : nil)
         // A start frame: kind 1, 12 bytes: a heartbeat of 0.1 s, then a recipe of version 99.
         var frame: [UInt8] = [1, 0, 0, 0, 12, 0, 0, 0]
         frame += [0x00, 0xE1, 0xF5, 0x05, 0, 0, 0, 0] + [99, 0, 0, 0]
@@ -286,13 +289,28 @@ struct ProcessStrategyTests {
         #expect(String(decoding: answer.dropFirst(8), as: UTF8.self).contains("version 99"))
     }
 
+    @Test(
+        "a helper's arguments in any form but the parent's go to the parser, which refuses what it must",
+        arguments: [
+            (["--slot", "x", "--generation", "0", "--parent", "1"], "--slot"),
+            (["--slot", "0", "--generation", "0", "--parent", "99999999999"], "--parent"),
+            (["--slot", "0", "--generation", "0", "--parent", "1", "more"], "more"),
+            (["--generation", "0", "--slot", "0"], "--parent"),
+        ])
+    func helperArgumentsParsed(arguments: [String], says: String) throws {
+        let result = try MandelProcess.run(["helper"] + arguments, launch: .init(shellSetup: "exec </dev/null"))
+        #expect(result.status == 64, "exit \(result.status): \(result.standardError)")
+        #expect(result.standardError.contains(says), "\(result.standardError)")
+    }
+
     // MARK: - Helpers
 
-    /// Starts `mandel helper` as this process's own, with pipes for its input and output.
-    private func startHelper() throws -> (Process, input: Pipe, output: Pipe) {
+    /// Starts `mandel helper` as this process's own (with `arguments`, or only `--parent`), with
+    /// pipes for its input and output.
+    private func startHelper(_ arguments: [String]? = nil) throws -> (Process, input: Pipe, output: Pipe) {
         let helper = Process()
         helper.executableURL = MandelProcess.executable
-        helper.arguments = ["helper", "--parent", "\(getpid())"]
+        helper.arguments = ["helper"] + (arguments ?? ["--parent", "\(getpid())"])
         let input = Pipe()
         let output = Pipe()
         helper.standardInput = input
