@@ -14,16 +14,11 @@ struct FuzzedSession {
     /// Runs `bytes` through a session told it can have `memory` bytes, whose tiles stop after `seconds`.
     static func run(_ bytes: [UInt8], memory: Int, seconds: Double, measuresMemory: Bool) -> FuzzedSession {
         let before = measuresMemory ? PeakMemory.resetToResident() : 0
-        var offset = 0
+        let input = WireInput(bytes)
         let frames = OutputFrames()
         let stop = Date().addingTimeInterval(seconds)
         let session = HelperSession(
-            read: { pointer, count in
-                let taken = min(count, bytes.count - offset)
-                bytes.withUnsafeBytes { pointer.copyMemory(from: $0.baseAddress! + offset, byteCount: taken) }
-                offset += taken
-                return taken
-            },
+            read: input.read,
             write: { raw in
                 frames.take(raw)
                 return true
@@ -36,7 +31,7 @@ struct FuzzedSession {
         switch ending {
         case .inputEnded:
             name = "read to the end"
-            if offset != bytes.count { problem = problem ?? "ended with \(bytes.count - offset) bytes unread" }
+            if input.unread != 0 { problem = problem ?? "ended with \(input.unread) bytes unread" }
         case .stopped: name = "stopped (slow)"
         case .outputClosed:
             name = "output closed"

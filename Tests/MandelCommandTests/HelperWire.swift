@@ -242,3 +242,21 @@ enum HelperWire {
         }
     }
 }
+
+/// Bytes a helper's session reads in order, as from a pipe; `unread` is what is left.
+final class WireInput {
+    private let bytes: [UInt8]
+    private var offset = 0
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    var unread: Int { bytes.count - offset }
+
+    /// Copies up to `count` bytes to `pointer`; 0 at the end.
+    func read(_ pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+        let taken = min(count, unread)
+        bytes.withUnsafeBytes { pointer.copyMemory(from: $0.baseAddress! + offset, byteCount: taken) }
+        offset += taken
+        return taken
+    }
+}
