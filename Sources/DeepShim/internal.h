@@ -8,7 +8,6 @@
 
 #include <mpfr.h>
 #include <pthread.h>
-#include <stdatomic.h>
 
 // MARK: - tables.c: the table built beside the orbit, whose frontier and lock the orbit's loop keeps
 
@@ -51,44 +50,6 @@ uint64_t reference_orbit(
 
 /// Z_m with its full precision: the Double of the orbit, or the tiny step's exact value.
 deep_complex orbit_exact(const deep_context *context, uint64_t m);
-
-// MARK: - orbit_pair.c: the orbit's step on two threads, where its numbers are long enough
-
-/// The precision from which the orbit's step takes two threads (where the process may run on two
-/// processors): below it, meeting once a step costs more than a multiplication saves.
-#define DEEP_ORBIT_PAIR_BITS 1500
-
-/// Each on a cache line of its own: the two threads write them in turn every step.
-typedef struct {
-    mpfr_t value;
-} __attribute__((aligned(128))) padded_number;
-typedef struct {
-    _Atomic uint32_t count;
-} __attribute__((aligned(128))) padded_count;
-typedef struct {
-    _Atomic int flag;
-} __attribute__((aligned(128))) padded_flag;
-
-/// Two threads' step: x[n & 1], y[n & 1] hold step n's Z (from x[0] = y[0] = 0).
-typedef struct {
-    padded_number x[2], y[2], sum, difference, product;
-    mpfr_srcptr ci;
-    /// Steps whose x the orbit's thread, and whose y the second thread, has computed (modulo 2^32).
-    padded_count real_done, imaginary_done;
-    /// Whether each thread sleeps on the other's count; whether the second thread is to end.
-    padded_flag real_sleeping, imaginary_sleeping, quit;
-    pthread_t thread;
-} orbit_pair;
-
-/// Starts the second thread where the orbit's precision (and `context->orbit_threads`) asks for
-/// it: 0, or −1 to step on one thread (also where its memory or thread cannot be had).
-int orbit_pair_start(orbit_pair *pair, const deep_context *context, long bits, mpfr_srcptr ci);
-
-/// Step n → n + 1 on both threads; `*x` and `*y` are then step n + 1's Z, to read until the next step.
-void orbit_pair_step(orbit_pair *pair, uint64_t n, mpfr_srcptr cr, mpfr_ptr *x, mpfr_ptr *y);
-
-/// Ends the second thread and frees the pair's numbers.
-void orbit_pair_stop(orbit_pair *pair);
 
 // MARK: - exact.c: a view in MPFR (rows.c reads its precision, to decide which pixels it can afford)
 

@@ -99,32 +99,23 @@ uint64_t reference_orbit(
     deep_complex previous = {0, 0, ZERO_EXPONENT}, derivative = {0, 0, ZERO_EXPONENT};
     const deep_complex one = complex_make(1, 0, 0);
     context->period = 0;
-    // Long numbers step on two threads, one multiplication each (orbit_pair.c).
-    orbit_pair pair;
-    const int paired = orbit_pair_start(&pair, context, bits, ci) == 0;
     for (uint64_t n = 0; n < limit; n++) {
-        // Z_{n+1}: x and y on one thread, or the pair's (then read here until the next step).
-        mpfr_ptr zx = x, zy = y;
-        if (paired) {
-            orbit_pair_step(&pair, n, cr, &zx, &zy);
-        } else {
-            // Two multiplications: x² − y² = (x + y)(x − y), and 2xy (a squaring costs 0.8 of a
-            // multiplication here, so three squarings, (x + y)² − x² − y² for 2xy, cost more).
-            mpfr_add(x2, x, y, MPFR_RNDN);
-            mpfr_sub(y2, x, y, MPFR_RNDN);
-            mpfr_mul(t, x, y, MPFR_RNDN);
-            mpfr_mul_2ui(t, t, 1, MPFR_RNDN);
-            mpfr_add(y, t, ci, MPFR_RNDN);
-            mpfr_mul(x, x2, y2, MPFR_RNDN);
-            mpfr_add(x, x, cr, MPFR_RNDN);
-        }
-        double zr = mpfr_get_d(zx, MPFR_RNDN);
-        double zi = mpfr_get_d(zy, MPFR_RNDN);
+        // Two multiplications: x² − y² = (x + y)(x − y), and 2xy (a squaring costs 0.8 of a
+        // multiplication here, so three squarings, (x + y)² − x² − y² for 2xy, cost more).
+        mpfr_add(x2, x, y, MPFR_RNDN);
+        mpfr_sub(y2, x, y, MPFR_RNDN);
+        mpfr_mul(t, x, y, MPFR_RNDN);
+        mpfr_mul_2ui(t, t, 1, MPFR_RNDN);
+        mpfr_add(y, t, ci, MPFR_RNDN);
+        mpfr_mul(x, x2, y2, MPFR_RNDN);
+        mpfr_add(x, x, cr, MPFR_RNDN);
+        double zr = mpfr_get_d(x, MPFR_RNDN);
+        double zi = mpfr_get_d(y, MPFR_RNDN);
         orbit[2 * (n + 1)] = zr;
         orbit[2 * (n + 1) + 1] = zi;
         if (fabs(zr) < TINY_BOUND && fabs(zi) < TINY_BOUND) {
             if (beside) pthread_mutex_lock(&beside->tiny_lock);
-            int recorded = record_tiny(context, n + 1, zx, zy, &capacity);
+            int recorded = record_tiny(context, n + 1, x, y, &capacity);
             if (beside) pthread_mutex_unlock(&beside->tiny_lock);
             if (recorded != 0) {
                 last = UINT64_MAX;
@@ -161,7 +152,6 @@ uint64_t reference_orbit(
         }
     }
     if (steps && last < DEEP_ORBIT_TOO_LONG) __atomic_store_n(steps, last, __ATOMIC_RELAXED);
-    if (paired) orbit_pair_stop(&pair);
     mpfr_clears(cr, ci, x, y, x2, y2, t, (mpfr_ptr)0);
     if (last < DEEP_ORBIT_TOO_LONG) context->length = last;
     return last;

@@ -71,9 +71,6 @@ typedef struct {
     /// The most steps the orbit may take without stopping (its memory's bound; 0 for the limit): past
     /// them it ends with DEEP_ORBIT_TOO_LONG.
     uint64_t most_steps;
-    /// Threads for the orbit's step: 0 to choose by its precision (two from DEEP_ORBIT_PAIR_BITS, where
-    /// the process may run on two processors), 1 or 2 to have that many (tests compare the two).
-    int orbit_threads;
     /// The steps whose Z is below 2^-960 in both parts, where a Double loses Z (0 past 2^-1074),
     /// increasing, with Z exactly enough (`tiny_count` of them, malloc'd by deep_reference_orbit).
     uint64_t tiny_count;
