@@ -54,6 +54,70 @@ struct OrbitPeriodTests {
         #expect(moved == 0, "\(moved) counts differ from the orbit computed to the limit")
     }
 
+    /// The minibrot's view with its centre moved along the real axis by `offset` (in zoom-1 units, the
+    /// view being 3 wide, its farthest sample about 2.1 from the centre), the nucleus staying where it is.
+    static func minibrot(offset: String, zoom: String = minibrot.zoom) -> DefaultPrecisionTests.View {
+        let shifted: [String: String] = [
+            "0.5": "-1.7598171308048479165578760533255272324181567417383",
+            "3": "-1.7598171308048479164328760533255272324181567417383",
+        ]
+        return DefaultPrecisionTests.View(
+            name: "minibrot of period 252, its centre \(offset) to the right", real: shifted[offset]!,
+            imaginary: minibrot.imaginary, zoom: zoom, size: minibrot.size, iterations: minibrot.iterations,
+            wrongBefore: minibrot.wrongBefore)
+    }
+
+    /// The ball method's bound, |Z_n| < r·|dZ_n/dc|: a nucleus anywhere in the view is found (the
+    /// centre half a unit from it), and one outside it is not (three units, past the farthest sample
+    /// at about 2.1). At the nucleus itself, Z_252 is so small that a wrong derivative passes too.
+    @Test(
+        "the orbit stops at the period of a nucleus off the view's centre, and not at one outside the view",
+        arguments: [("0.5", true), ("3", false)])
+    func ballHoldsTheView(offset: String, holdsNucleus: Bool) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let report = try Self.render(Self.minibrot(offset: offset), [], in: folder).report
+        let period = report["orbit_period"] as? Int
+        if holdsNucleus {
+            #expect(
+                period == 252 && report["orbit_steps"] as? Int == 252, "period \(period.map(String.init) ?? "none")")
+        } else {
+            #expect(period != 252, "the nucleus 3 units from the centre is outside the view's ball")
+            #expect(period == nil || report["orbit_steps"] as? Int == period, "\(report)")
+        }
+    }
+
+    /// A zoom's frames share one orbit, which looks for its nucleus in the deepest frame's ball, the
+    /// smallest: from 1e8, where the view's own orbit stops at a nucleus of period 50, to the
+    /// minibrot at 2e19, every frame's orbit stops at 252, as the deepest frame's own does.
+    @Test("every frame of a zoom stops at the period its deepest frame's own orbit stops at")
+    func framesTakeTheDeepestBall() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let view = Self.minibrot(offset: "0.5")
+        let first = try Self.render(
+            Self.minibrot(offset: "0.5", zoom: "1e8"), ["--precision", "perturbation"], in: folder)
+        #expect(first.report["orbit_period"] as? Int == 50, "the first frame's own ball holds a nucleus of period 50")
+        let deepest = try Self.render(view, [], in: folder)
+        #expect(deepest.report["orbit_period"] as? Int == 252)
+        let frames = try MandelProcess.run(
+            [
+                "render", "--center", "\(view.real),\(view.imaginary)", "--zoom", "1e8", "--zoom-to", view.zoom,
+                "--size", "64x64", "--iterations", "\(view.iterations)", "--precision", "perturbation", "--frames", "3",
+                "--json", "-o", "f-%d.png",
+            ], in: folder)
+        #expect(frames.status == 0, "\(frames.standardError)")
+        let reports = try frames.standardOutput.split(separator: "\n").map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        #expect(reports.count == 3)
+        for report in reports {
+            #expect(
+                report["orbit_period"] as? Int == 252,
+                "frame \(report["frame"] ?? "?"): \(report["orbit_period"] ?? "?")")
+        }
+    }
+
     @Test("--iterations takes up to 4294967294, the orbit reserving that and taking only what it reaches")
     func largestLimit() throws {
         let folder = temporaryFolder()

@@ -1,10 +1,44 @@
 import Foundation
+import MandelServer
 import ProcessTestSupport
 import Testing
 
 /// `mandel serve` as a user runs it: a process that prints its URL, serves, and ends on a signal.
 @Suite("mandel serve", .serialized)
 struct ServeCommandTests {
+    /// serve's view options are the page's starting view (/config's `start`), each under its
+    /// render option's name: every key a view request takes (but the size, which the page sets)
+    /// must come through, or the page starts with another view than the one asked for. The two
+    /// servers between them give every key: a deep view in gray, and a Julia set with a palette (each
+    /// pair refuses the other).
+    @Test("every view option serve is given reaches the page's start view, under the key the page reads")
+    func startViewHasEveryKey() throws {
+        let given: [[(key: String, value: String)]] = [
+            [
+                ("center", "0.1,-0.2"), ("zoom", "1e20"), ("precision", "perturbation"), ("bla", "off"),
+                ("period", "off"), ("iterations", "500"), ("color", "gray"), ("supersample", "2"),
+            ],
+            [
+                ("center", "0,0"), ("zoom", "2"), ("julia", "-0.8,0.156"), ("iterations", "300"), ("palette", "fire"),
+                ("palette-cycle", "32.5"), ("palette-offset", "0.25"),
+            ],
+        ]
+        var covered: Set<String> = []
+        for options in given {
+            let server = try ServeProcess(options.flatMap { ["--\($0.key)", $0.value] } + ["--strategy", "tasks"])
+            defer { if server.process.isRunning { server.process.terminate() } }
+            let config = try HTTPConnection.get("/config", port: server.port, deadline: 10).json()
+            let start = try #require(config["start"] as? [String: String], "\(config)")
+            for (key, value) in options {
+                #expect(start[key] == value, "--\(key) \(value): the start view has \(start)")
+                covered.insert(key)
+            }
+            #expect(start["strategy"] == "tasks")
+            #expect(try server.stop(with: SIGTERM) < 10)
+        }
+        #expect(covered == Set(ViewRequest.viewKeys).subtracting(["size"]), "keys no server here was given")
+    }
+
     @Test("--port 0 prints http://127.0.0.1:PORT/ as its first line, flushed while it serves; /health is ok")
     func firstLineAndHealth() throws {
         let server = try ServeProcess([])

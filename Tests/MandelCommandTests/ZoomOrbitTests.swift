@@ -96,6 +96,83 @@ struct ZoomOrbitTests {
         #expect(part.status == 0, "\(part.standardError)")
     }
 
+    /// A view whose orbit ends one way: the options that give it, and the period and steps it ends with.
+    struct OrbitEnd: Sendable, CustomTestStringConvertible {
+        let options: [String]
+        let period: Int?
+        let steps: Int
+        var testDescription: String { options.joined(separator: " ") }
+    }
+
+    /// The minibrot of period 252 of OrbitPeriodTests, its nucleus at the centre.
+    static let minibrot = [
+        "--center", "\(OrbitPeriodTests.minibrot.real),\(OrbitPeriodTests.minibrot.imaginary)", "--zoom",
+        OrbitPeriodTests.minibrot.zoom, "--iterations", "\(OrbitPeriodTests.minibrot.iterations)",
+    ]
+
+    /// Every way an orbit ends: at the period of a nucleus in the view (the minibrot), at its
+    /// escape, or at the limit with no nucleus found, each looking for a period; and computed with
+    /// --period off, to the limit.
+    static let orbitEnds = [
+        OrbitEnd(options: minibrot, period: 252, steps: 252),
+        OrbitEnd(options: ["--center", "2,0", "--zoom", "1e20", "--iterations", "3000"], period: nil, steps: 2),
+        OrbitEnd(options: ["--center=-0.1,0.1", "--zoom", "1e20", "--iterations", "3000"], period: nil, steps: 3000),
+        OrbitEnd(options: minibrot + ["--period", "off"], period: nil, steps: 20000),
+    ]
+
+    /// The file records whether the orbit looked for a period apart from whether it found one: an
+    /// orbit that looked and escaped, or reached the limit, is read back by the same render.
+    @Test(
+        "an orbit file is read back however its orbit ended: its period, its escape, the limit, --period off",
+        arguments: orbitEnds)
+    func orbitFileOfEveryEnd(end: OrbitEnd) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let render = ["render", "--size", "24x16", "--json"] + end.options
+        let written = try MandelProcess.run(render + ["--orbit-out", "o.orbit", "-o", "w.png"], in: folder)
+        #expect(written.status == 0, "\(written.standardError)")
+        let read = try MandelProcess.run(render + ["--orbit", "o.orbit", "-o", "r.png"], in: folder)
+        #expect(read.status == 0, "\(read.standardError)")
+        for (name, result) in [("written", written), ("read", read)] {
+            let report = try #require(
+                try Self.reports(result.standardOutput).first, "\(name): \(result.standardOutput)")
+            #expect(report["orbit_period"] as? Int == end.period, "\(name): \(report["orbit_period"] ?? "none")")
+            #expect(report["orbit_steps"] as? Int == end.steps, "\(name): \(report["orbit_steps"] ?? "none")")
+            if name == "read" { #expect(report["orbit_seconds"] as? Double == 0, "an orbit read takes no time") }
+        }
+        let picture = Self.bytes(folder, "r.png")
+        #expect(picture != nil && picture == Self.bytes(folder, "w.png"), "the picture from the file differs")
+    }
+
+    /// A frame's memory check counts the zoom's orbit beside the frame's own copy of it. With --period
+    /// off the orbit, still to compute, is 16 bytes a step to the limit: the frame's refusal (10⁹
+    /// steps, 4 GB of address space) says 16·(10⁹ + 1) bytes, 14.9 GiB, more than the same view's
+    /// outside a zoom, each given to a tenth of a GiB.
+    @Test("a frame's memory check counts the zoom's shared orbit beside its own copy")
+    func sharedOrbitCounted() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let view = [
+            "render", "--center=-0.1,0.1", "--zoom", "1e20", "--size", "16", "--iterations", "1000000000", "--period",
+            "off", "-o", "p.png",
+        ]
+        let launch = MandelProcess.Launch(shellSetup: "ulimit -v 4000000")
+        func needed(_ arguments: [String]) throws -> Double {
+            let result = try MandelProcess.run(arguments, in: folder, launch: launch, deadline: 60)
+            #expect(result.status == 71, "\(arguments): \(result.standardError)")
+            let words = result.standardError.split(separator: " ")
+            let index = try #require(
+                words.firstIndex(of: "needs").flatMap { $0 + 2 < words.count ? $0 : nil }, "\(result.standardError)")
+            #expect(words[index + 2] == "GiB,", "\(result.standardError)")
+            return try #require(Double(words[index + 1]), "\(result.standardError)")
+        }
+        let alone = try needed(view)
+        let frame = try needed(view + ["--frame", "1/2", "--zoom-to", "1e20"])
+        let orbit = 16 * (1e9 + 1) / Double(1 << 30)
+        #expect(abs(frame - alone - orbit) <= 0.1 + 1e-9, "frame \(frame) GiB, alone \(alone) GiB")
+        #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")
+    }
+
     /// A file that is not the orbit this render would compute, whatever is wrong with it: refused
     /// with one line naming the file and what does not fit, exit 65 (66 where it cannot be read),
     /// and no picture written.

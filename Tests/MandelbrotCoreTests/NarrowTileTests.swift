@@ -40,4 +40,29 @@ struct NarrowTileTests {
             }
         }
     }
+
+    /// A deep view's narrow tiles take the other path of the packed rows: each row goes to the
+    /// perturbation loop alone, its counts and smooth values to that row's place in the tile's. The
+    /// view escapes almost everywhere (99% of its pixels, 360 counts), so every colouring reads them:
+    /// at 1e12 the same centre is all inside the set at 1,500 iterations, one colour whatever the values.
+    @Test(
+        "a deep view's narrow tiles give the pixels and iterations of 64x64 tiles, for every colouring",
+        arguments: [ColorScheme.smooth, .gray, .histogram, .bw])
+    func deepSameAsWideTiles(color: ColorScheme) async throws {
+        let view = try #require(
+            DeepView(
+                centerReal: "-0.743643887037158704752191506114774",
+                centerImaginary: "0.131825904205311970493132056385139", zoom: "1e9"))
+        var job = RenderJob(
+            size: ImageSize(width: 53, height: 37), region: .view(view.approximateViewport), iterations: 1500,
+            colorScheme: color, tileSize: TileSize(width: 64, height: 64))
+        job.deep = view
+        let (expected, wideReport) = try await Self.render(job)
+        for tile in Self.narrow {
+            job.tileSize = tile
+            let (canvas, report) = try await Self.render(job)
+            #expect(canvas.checksum == expected.checksum, "\(color) tile \(tile)")
+            #expect(report.totalIterations == wideReport.totalIterations, "\(color) tile \(tile)")
+        }
+    }
 }

@@ -89,10 +89,15 @@ struct ServeCommand: AsyncParsableCommand {
                 "--iterations \(view.iterationLimit) is more than --max-iterations \(maxIterations) lets a tile ask for"
             )
         }
-        // The starting view is a view the page will ask for: refused now if a tile of it would be.
+        // The starting view is a view the page will ask for: refused now if a tile of it would be. The
+        // page asks without the palette where the colouring uses none (bw, gray), as /config's start
+        // names it all the same (mandel serve --color gray was refused for the palette it never gave).
+        let usesPalette = view.colorScheme == .smooth || view.colorScheme == .histogram
+        let asked = startQuery.filter {
+            $0.key != "strategy" && (usesPalette || !["palette", "palette-cycle", "palette-offset"].contains($0.key))
+        }
         do {
-            _ = try ViewRequest(
-                query: startQuery.filter { $0.key != "strategy" }, needsWindow: false, limits: limits, work: work)
+            _ = try ViewRequest(query: asked, needsWindow: false, limits: limits, work: work)
         } catch {
             throw ValidationError("the starting view: \(error.description)")
         }
