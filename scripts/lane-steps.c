@@ -5,9 +5,9 @@
  * It follows the kernel's schedule (Sources/MandelbrotCore/Internals/VectorRowKernel.swift)
  * rather than timing it: each row is cut into groups of 4 vectors from its first pixel (tiles
  * and segments are whole groups wide), a pixel inside the main cardioid or the period-2 bulb
- * (the kernel's test, its margins included) is not iterated, and a group runs blocks of 4
- * steps (the last block, to the limit of 51, of 3) while any lane passed the test at the
- * block's last step. Every lane of the group executes every step the group runs.
+ * (the kernel's test, its margins included) is not iterated, and a group runs blocks of steps
+ * (2 up to step 8, then 4, the last one cut at the limit of 51) while any lane passed the test
+ * at the block's last step. Every lane of the group executes every step the group runs.
  *   executed: the group's steps times its 4 x lanes lanes (past the row's end included);
  *   useful:   for each iterated pixel, the tests the reference loop makes: its count n (the
  *             steps that passed) and the one that failed, min(n + 1, 51).
@@ -19,6 +19,9 @@
 #include <stdlib.h>
 
 enum { limit = 51, stepsPerCheck = 4, vectors = 4 };
+
+/* The steps in the block that starts after `done` steps: VectorRowKernel.blockSteps(after:). */
+static int block(int done) { return done < 8 ? 2 : stepsPerCheck; }
 
 /* VectorRowKernel.certainlyInside, for one lane. */
 static int certainly_inside(double x, double y) {
@@ -49,9 +52,13 @@ static int count(double cr, double ci) {
 
 /* The steps a group runs whose longest count among iterated lanes is `longest` (-1: none iterated). */
 static int group_steps(int longest) {
-    if (longest < 0) return 0;
-    int steps = stepsPerCheck * (longest / stepsPerCheck + 1);
-    return steps < limit ? steps : limit;
+    int done = 0;
+    // A lane with count n passed the tests of steps 1 ... n: alive after step `done` while n >= done.
+    while (done < limit && longest >= done) {
+        int steps = block(done);
+        done += steps < limit - done ? steps : limit - done;
+    }
+    return done;
 }
 
 int main(int argc, char **argv) {
