@@ -172,6 +172,18 @@ struct KernelPropertyTests {
         }
     }
 
+    /// Rows beyond |y| = 0.7 skip the cardioid and bulb test (`RowImaginaryPart.outsideTheShortcut`):
+    /// the test must be false on every point there, which it is with a margin of 0.038 at 0.7.
+    @Test("no point of a row beyond |y| = 0.7 takes the cardioid and bulb shortcut")
+    func noShortcutFarOut() {
+        for y in [0.7, -0.7, 0.7 + 1e-12, 0.75, -0.9, 1.5, 40] {
+            let taken = (-30_000...30_000).map { Double($0) / 10_000 }.filter {
+                IterationKernel.simd.skipsIteration(real: $0, imaginary: y)
+            }
+            #expect(taken == [], "y = \(y)")
+        }
+    }
+
     @Test("bilevel rows: the vector kernel sets the scalar one's bits, from any bit of a byte")
     func bilevel() async {
         await propertyCheck(

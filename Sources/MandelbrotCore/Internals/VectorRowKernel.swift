@@ -218,12 +218,13 @@ enum VectorRowKernel {
         let pixelR2 = load(realParts, first: 2 * lanes, width: width)
         let pixelR3 = load(realParts, first: 3 * lanes, width: width)
         let skips = julia == nil
-        let iterated0 = lanesToIterate(first: 0, width: width, real: pixelR0, imaginary: pixelI0, skipsSet: skips)
-        let iterated1 = lanesToIterate(first: lanes, width: width, real: pixelR1, imaginary: pixelI1, skipsSet: skips)
+        let tests = skips && !imaginary.outsideTheShortcut
+        let iterated0 = lanesToIterate(first: 0, width: width, real: pixelR0, imaginary: pixelI0, skipsSet: tests)
+        let iterated1 = lanesToIterate(first: lanes, width: width, real: pixelR1, imaginary: pixelI1, skipsSet: tests)
         let iterated2 = lanesToIterate(
-            first: 2 * lanes, width: width, real: pixelR2, imaginary: pixelI2, skipsSet: skips)
+            first: 2 * lanes, width: width, real: pixelR2, imaginary: pixelI2, skipsSet: tests)
         let iterated3 = lanesToIterate(
-            first: 3 * lanes, width: width, real: pixelR3, imaginary: pixelI3, skipsSet: skips)
+            first: 3 * lanes, width: width, real: pixelR3, imaginary: pixelI3, skipsSet: tests)
         // What each step adds: the pixel (Mandelbrot) or the constant (Julia).
         let constantR = julia.map { Vector(repeating: $0.real) }
         let constantI = julia.map { Vector(repeating: $0.imaginary) }
