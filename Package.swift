@@ -17,11 +17,21 @@ let sharedSwiftSettings: [SwiftSetting] = [
 /// features. The core is compiled for the machine it builds on (`-march=native`), and its
 /// kernel's vectors are as wide as that machine's registers: `VECTORS_512` picks eight
 /// lanes a vector, four otherwise. Either width gives the same pixels on any processor.
+///
+/// `MANDEL_VECTORS=256` in the environment builds the four-lane kernel for a 256-bit machine
+/// (`-march=x86-64-v3`: AVX2, no AVX-512) whatever this processor has, so that the four-lane
+/// path is tested and timed on a machine with AVX-512 too (with its own `--scratch-path`, as
+/// `scripts/test` does): the binary then runs on any x86-64-v3 processor.
+let buildsFourLanes = ProcessInfo.processInfo.environment["MANDEL_VECTORS"] == "256"
 let hasVectors512: Bool = {
+    if buildsFourLanes { return false }
     guard let cpuInfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8) else { return false }
     let flags = cpuInfo.split(separator: "\n").first { $0.hasPrefix("flags") } ?? ""
     return flags.split(separator: " ").contains("avx512f")
 }()
+
+/// The processor the pixel modules are compiled for: this one, or any AVX2 machine under `MANDEL_VECTORS=256`.
+let targetMachine = buildsFourLanes ? "-march=x86-64-v3" : "-march=native"
 
 /// Modules that touch every pixel are optimised in every configuration, debug and
 /// sanitizer builds included: unoptimised SIMD code is a hundred times slower, and the
@@ -29,7 +39,7 @@ let hasVectors512: Bool = {
 /// runs on (plain `swift build -c release` emits SSE2 only; see "Kernel" in the README).
 let pixelSwiftSettings: [SwiftSetting] =
     sharedSwiftSettings + [
-        .unsafeFlags(["-Xcc", "-march=native"]),
+        .unsafeFlags(["-Xcc", targetMachine]),
         .unsafeFlags(["-O"], .when(configuration: .debug)),
     ] + (hasVectors512 ? [.define("VECTORS_512")] : [])
 
@@ -83,7 +93,7 @@ let package = Package(
         .systemLibrary(name: "CMPFR", pkgConfig: "mpfr", providers: [.apt(["libmpfr-dev"])]),
         .target(
             name: "DeepShim", dependencies: ["CMPFR"],
-            cSettings: [.unsafeFlags(["-O3", "-march=native"])],
+            cSettings: [.unsafeFlags(["-O3", targetMachine])],
             linkerSettings: [.linkedLibrary("mpfr"), .linkedLibrary("gmp")]),
         // Smooth colouring eight pixels at a time: gathers and roundings Swift's SIMD types do lane by lane.
         .target(name: "PaletteLanes"),
@@ -198,13 +208,13 @@ let package = Package(
             .testTarget(
                 name: "LaneBitsNativeTests",
                 dependencies: ["LaneBits", "LaneFixtures"],
-                swiftSettings: sharedSwiftSettings + [.unsafeFlags(["-Xcc", "-march=native"])]
+                swiftSettings: sharedSwiftSettings + [.unsafeFlags(["-Xcc", targetMachine])]
             ),
             // Built for this machine's vector units, so that the eight-lane path is the one tested.
             .testTarget(
                 name: "PaletteLanesTests",
                 dependencies: ["PaletteLanes"],
-                swiftSettings: sharedSwiftSettings + [.unsafeFlags(["-Xcc", "-march=native"])]
+                swiftSettings: sharedSwiftSettings + [.unsafeFlags(["-Xcc", targetMachine])]
             ),
             .testTarget(
                 name: "StrategyTests",

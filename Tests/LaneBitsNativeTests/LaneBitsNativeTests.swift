@@ -25,4 +25,10 @@ struct LaneBitsNativeTests {
             #expect(bits == expected, "\(lanes)")
         }
     }
+
+    @Test("any lane of four vectors of four is 0 exactly where one is (the free loop's test)")
+    func anyZero() {
+        var generator = SystemRandomNumberGenerator()
+        #expect(checkAnyZero(mandel_any_zero_4, using: &generator) == [])
+    }
 }

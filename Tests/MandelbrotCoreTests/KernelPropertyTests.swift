@@ -154,6 +154,36 @@ struct KernelPropertyTests {
         }
     }
 
+    /// A group whose every lane takes the cardioid shortcut, and one where only some do: the free
+    /// loop's shortcut lanes start with a failure (so that the first group does no step), and
+    /// neither group's counts may show it.
+    @Test("a group with nothing to iterate, and one with a little, give the scalar counts in both loops")
+    func shortcutGroups() {
+        let width = IterationKernel.vectorGroupWidth
+        let inside: [Double] = (0..<width).map { -0.2 + Double($0) / 1000 }
+        let mixed: [Double] = inside.indices.map { lane in lane % 5 == 0 ? inside[lane] + 0.5 : inside[lane] }
+        for row in [inside, mixed] {
+            let reference = row.map { UInt32(EscapeTime.count(real: $0, imaginary: 0.05, limit: 300)) }
+            for runningFree in [false, true] {
+                let counts = IterationKernel.vectorGroupCounts(
+                    runningFree: runningFree, realParts: row, imaginary: 0.05, limit: 300)
+                #expect(counts == reference, "running free: \(runningFree)")
+            }
+        }
+    }
+
+    /// Rows beyond |y| = 0.7 skip the cardioid and bulb test (`RowImaginaryPart.outsideTheShortcut`):
+    /// the test must be false on every point there, which it is with a margin of 0.038 at 0.7.
+    @Test("no point of a row beyond |y| = 0.7 takes the cardioid and bulb shortcut")
+    func noShortcutFarOut() {
+        for y in [0.7, -0.7, 0.7 + 1e-12, 0.75, -0.9, 1.5, 40] {
+            let taken = (-30_000...30_000).map { Double($0) / 10_000 }.filter {
+                IterationKernel.simd.skipsIteration(real: $0, imaginary: y)
+            }
+            #expect(taken == [], "y = \(y)")
+        }
+    }
+
     @Test("bilevel rows: the vector kernel sets the scalar one's bits, from any bit of a byte")
     func bilevel() async {
         await propertyCheck(

@@ -38,4 +38,10 @@ struct LaneBitsTests {
             #expect(Self.bits(lanes, width: width, value: 7) == 1 << UInt32(31 - index))
         }
     }
+
+    @Test("any lane of four vectors of four is 0 exactly where one is (the free loop's test)")
+    func anyZero() {
+        var generator = SystemRandomNumberGenerator()
+        #expect(checkAnyZero(mandel_any_zero_4, using: &generator) == [])
+    }
 }

@@ -21,6 +21,25 @@ typedef double mandel_double8 __attribute__((ext_vector_type(8)));
 /// Four doubles, which Swift sees as `SIMD4<Double>`.
 typedef double mandel_double4 __attribute__((ext_vector_type(4)));
 
+/// Four 64-bit integers, which Swift sees as `SIMD4<Int64>`.
+typedef int64_t mandel_long4 __attribute__((ext_vector_type(4)));
+
+/// Whether any lane of four vectors of four is 0: four compares, three ORs and one `vptest`,
+/// where Swift's reductions of a mask took a chain of shuffles twice as long.
+static inline int mandel_any_zero_4(mandel_long4 a, mandel_long4 b, mandel_long4 c, mandel_long4 d) {
+#if defined(__AVX2__)
+    __m256i zero = _mm256_setzero_si256();
+    __m256i zeros = _mm256_or_si256(
+        _mm256_or_si256(_mm256_cmpeq_epi64((__m256i)a, zero), _mm256_cmpeq_epi64((__m256i)b, zero)),
+        _mm256_or_si256(_mm256_cmpeq_epi64((__m256i)c, zero), _mm256_cmpeq_epi64((__m256i)d, zero)));
+    return !_mm256_testz_si256(zeros, zeros);
+#else
+    int any = 0;
+    for (int i = 0; i < 4; i++) any |= a[i] == 0 || b[i] == 0 || c[i] == 0 || d[i] == 0;
+    return any;
+#endif
+}
+
 /// Which lanes of four vectors of eight equal `value`, as the bits of a word: lane i of
 /// vector k is bit 31 − (8k + i), so the first lane of the first vector is the high bit
 /// (a PBM row's leftmost pixel).
