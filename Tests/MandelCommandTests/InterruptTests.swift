@@ -23,7 +23,8 @@ struct InterruptTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let mandel = try SpawnedMandel(
-            Self.slowRender + ["--strategy", strategy, "--progress", "-o", folder + "/big.png"])
+            Self.slowRender + ["--strategy", strategy, "--progress", "-o", folder + "/big.png"],
+            aheadOfOtherTests: true)
         _ = try mandel.readStandardError(until: "tiles")
         // Its workers are as many as the processors, but serial's one.
         let busy = strategy == "serial" ? 1 : ProcessInfo.processInfo.activeProcessorCount
@@ -46,6 +47,10 @@ struct InterruptTests {
 
     /// Sends SIGINT to a running render and checks the promise: exit 130 within half a second on a
     /// free machine, the work stopped by the cancel, "interrupted" on stderr, and nothing left in `folder`.
+    /// The render is started ahead of the suite's other tests (``SpawnedMandel/init(_:aheadOfOtherTests:)``):
+    /// in CI on 2026-11-28 the suite's tests beside it, heavier that day, took its processors after the
+    /// rate was measured, and its exit took 1.59 s against a bound of 1.04 (`gcd`), 2.78 against 1.90
+    /// (`tasks`); alone it passed every time.
     ///
     /// What the exit waits for (`scripts/interrupt-exit`, and `strace -f -ttt` on single runs): the
     /// signal's thread to run, every worker to finish the segment of a row it is on (256 pixels of up
@@ -166,7 +171,8 @@ struct InterruptTests {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let mandel = try SpawnedMandel(
-            Self.slowRenderOnOneWorker + ["--band-height", "4", "--progress", "-o", folder + "/tall.png"])
+            Self.slowRenderOnOneWorker + ["--band-height", "4", "--progress", "-o", folder + "/tall.png"],
+            aheadOfOtherTests: true)
         _ = try mandel.readStandardError(until: "tiles")
         #expect(contents(of: folder).count == 1, "the hidden temporary file is being written")
         try Self.interruptAndExpectCleanExit(mandel, folder: folder, busyProcessors: 1)
@@ -176,10 +182,11 @@ struct InterruptTests {
     func terminateWithinGrace() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // A few seconds of work (the bar appears at half a second), well inside a 60-second grace.
+        // A few seconds of work (the bar appears at half a second), well inside a 60-second grace: 2.4 s on
+        // a free machine (at 20,000 iterations it had become 0.49 s, and SIGTERM came after the render's end).
         let (process, _) = try MandelProcess.startAndWaitForProgress(
             [
-                "render", "--size", "600x600", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "20000",
+                "render", "--size", "600x600", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "100000",
                 "--tile", "16",
                 "--grace", "60", "--progress", "-o", "done.png",
             ], in: folder)
