@@ -374,9 +374,11 @@ struct SignalClassTests {
             (SIGUSR1, "USR1"), (SIGUSR2, "USR2"), (SIGALRM, "ALRM"), (SIGTERM, "TERM"), (SIGINT, "INT"),
             (SIGVTALRM, "VTALRM"), (SIGPWR, "PWR"), (__libc_current_sigrtmin() + 3, "RTMIN+3"),
         ]
+        // About 1.5 s on a free machine, to be under way when the bar appears at half a second (20,000
+        // iterations had become 0.49 s).
         let (process, _) = try MandelProcess.startAndWaitForProgress(
             [
-                "render", "--size", "600x600", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "20000",
+                "render", "--size", "600x600", "--center", "-0.1225,0.7449", "--zoom", "30", "--iterations", "60000",
                 "--tile", "16", "--progress", "-o", "done.png",
             ], in: folder,
             launch: .init(shellSetup: "trap '' " + ignored.map(\.1).joined(separator: " ")))

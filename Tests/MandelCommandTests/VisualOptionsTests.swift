@@ -40,11 +40,12 @@ struct VisualOptionsTests {
     func progress() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        // Inside the period-3 bulb, every pixel to the limit: past the half-second threshold.
+        // Inside the period-3 bulb, every pixel to the limit: past the half-second threshold, about 1.5 s
+        // on a free machine (12,000 iterations had become 0.40 s, and the bar was drawn once or not at all).
         let bulb = [
             "render", "--size", "800x600", "--center", "-0.1225,0.7449", "--zoom", "30", "--tile", "16", "-o", "p.png",
         ]
-        let slow = bulb + ["--iterations", "12000", "--workers", "2"]
+        let slow = bulb + ["--iterations", "45000", "--workers", "2"]
         // script(1) gives mandel a terminal for standard error.
         let terminal = Process()
         terminal.executableURL = URL(fileURLWithPath: "/usr/bin/script")
@@ -65,7 +66,7 @@ struct VisualOptionsTests {
         #expect(shown.contains("tiles") && shown.contains("\r\u{1B}[K["), "a bar drawn in place: \(shown)")
         #expect(shown.contains("\r\u{1B}[K") && shown.contains("left"), "an estimate of the time left")
         // As long on one worker, with half the work.
-        let hidden = try MandelProcess.run(bulb + ["--iterations", "6000", "--workers", "1"], in: folder)
+        let hidden = try MandelProcess.run(bulb + ["--iterations", "22500", "--workers", "1"], in: folder)
         #expect(hidden.status == 0)
         #expect(hidden.standardError.isEmpty)
     }
