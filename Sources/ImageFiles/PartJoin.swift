@@ -80,7 +80,7 @@ public struct PartJoin {
     /// - Throws: ``PartJoinError`` for a part that fails its checks, ``ImageFileError`` for the output,
     ///   or what `checkpoint` throws.
     public func write(to output: OutputFile, checkpoint: () throws -> Void = {}) throws {
-        if output.isStream { try copyBodies(to: nil, checkpoint: checkpoint) }
+        if output.isStream { _ = try copyBodies(to: nil, checkpoint: checkpoint) }
         try output.write(parts[0].header.pngHead)
         let adler = try copyBodies(to: output, checkpoint: checkpoint)
         try output.write(PNGWriter.chunk("IDAT", PNGWriter.bigEndian(adler)) + PNGWriter.chunk("IEND", []))

@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 package import ImageFiles
 package import MandelbrotCore
 import Platform
@@ -31,9 +31,9 @@ package enum OrbitFile {
     package static func write(_ orbit: ZoomOrbit, steps: OrbitSteps, to file: OutputFile) throws(ImageFileError) {
         do {
             try orbit.fileBody(steps) { head, points in
-                var crc = Checksum.crc32(UnsafeRawBufferPointer(start: magic, count: magic.count))
+                var crc = magic.withUnsafeBytes { Checksum.crc32($0) }
                 try file.write(magic)
-                try head.withUnsafeBytes { crc = Checksum.crc32($0, continuing: crc) }
+                head.withUnsafeBytes { crc = Checksum.crc32($0, continuing: crc) }
                 try file.write(head)
                 crc = Checksum.crc32(points, continuing: crc)
                 try file.write(points)

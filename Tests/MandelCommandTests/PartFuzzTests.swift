@@ -59,7 +59,7 @@ struct PartFuzzTests {
             let names = try FuzzedJoin.lay(input, in: folder)
             let output = input.toStream ? "-" : FuzzedJoin.outputName
             // Made empty for each run: the child's standard output opens it without truncating.
-            FileManager.default.createFile(atPath: standardOutput, contents: nil)
+            _ = FileManager.default.createFile(atPath: standardOutput, contents: nil)
             let result = try MandelProcess.run(
                 ["join"] + names + ["-o", output], in: folder,
                 launch: MandelProcess.Launch(standardOutputPath: standardOutput), deadline: Self.hangSeconds)

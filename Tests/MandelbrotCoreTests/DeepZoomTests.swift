@@ -98,9 +98,8 @@ struct DeepZoomTests {
     static func oracle(
         _ view: DeepView, size: ImageSize, pixels: [(x: Int, y: Int)], limit: Int
     ) async throws -> [UInt32] {
-        nonisolated(unsafe) let chosen = pixels
-        return try await withDeadline(waitingFor: "the MPFR oracle on \(pixels.count) pixels") {
-            DeepOracle.counts(view, size: size, pixels: chosen, limit: limit)
+        try await withDeadline(waitingFor: "the MPFR oracle on \(pixels.count) pixels") {
+            DeepOracle.counts(view, size: size, pixels: pixels, limit: limit)
         }
     }
 

@@ -1,5 +1,5 @@
 import Deadline
-package import Foundation
+import Foundation
 package import Testing
 
 // Shared by MandelServerTests and MandelCommandTests: a raw HTTP/1.1
