@@ -226,13 +226,6 @@ package struct BatchOptions: ParsableArguments {
         return (0..<frames, frames)
     }
 
-    /// The zoom of the deepest frame of the zoom from `first`: where a frame's orbit gets its precision.
-    package func deepestZoomExponent(from first: DecimalValue?) -> Double? {
-        guard isZoomSequence, let zoomTo else { return nil }
-        let start = DeepView.decimalExponent(ofZoom: first?.text ?? "1")
-        return max(start, DeepView.decimalExponent(ofZoom: zoomTo.text))
-    }
-
     /// Frame `index` of `count` of a zoom from `first` to `last`: each frame `(last/first)^(1/(count − 1))`
     /// deeper. The first and the last are the texts given; the others are computed from the ends' decimal
     /// exponents (read exactly from their texts), so that zooms past a `Double`'s range, or below its

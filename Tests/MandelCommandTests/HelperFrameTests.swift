@@ -125,6 +125,11 @@ struct HelperFrameTests {
             refused(
                 "a centre text longer than the recipe",
                 start(with { $0.deep = deep { $0.textCounts = [3, .max, 4] } }), "at most"),
+            // A flag is 0 or 1: each one the tests can set, holding 2 (round eight's wire-flag-any-nonzero read
+            // any other byte as true, and no test had sent one).
+            refused("a counts flag of 2", start(with { $0.keepsCounts = 2 }), "a flag holds 2"),
+            refused("a vector-kernel flag of 255", start(with { $0.simd = 255 }), "a flag holds 255"),
+            refused("a table flag of 2", start(with { $0.deep = deep { $0.usesTable = 2 } }), "a flag holds 2"),
         ]
     }()
 
@@ -149,6 +154,8 @@ struct HelperFrameTests {
             refused("a tile 2^32 − 1 wide", tile(tall, 0, 0, .max, 1), "lies outside"),
             refused("a tile whose end passes 2^32", tile(tall, 0, .max, 1, .max), "lies outside"),
             refused("a tile of no width", tile(tall, 0, 0, 0, 1), "lies outside"),
+            refused("a tile of no height", tile(tall, 0, 0, 1, 0), "lies outside"),
+            refused("a tile of neither", tile(tall, 3, 3, 0, 0), "lies outside"),
             refused("a tile before any recipe", HelperWire.tileFrame(0, x: 0, y: 0, width: 1, height: 1), "before any"),
         ]
     }()

@@ -247,14 +247,19 @@ enum HelperWire {
 final class WireInput {
     private let bytes: [UInt8]
     private var offset = 0
+    /// The most bytes one read hands over, as a pipe hands over what has arrived.
+    private let piece: Int
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    init(_ bytes: [UInt8], piece: Int = .max) {
+        self.bytes = bytes
+        self.piece = piece
+    }
 
     var unread: Int { bytes.count - offset }
 
-    /// Copies up to `count` bytes to `pointer`; 0 at the end.
+    /// Copies up to `count` bytes (at most `piece`) to `pointer`; 0 at the end.
     func read(_ pointer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-        let taken = min(count, unread)
+        let taken = min(count, unread, piece)
         bytes.withUnsafeBytes { pointer.copyMemory(from: $0.baseAddress! + offset, byteCount: taken) }
         offset += taken
         return taken

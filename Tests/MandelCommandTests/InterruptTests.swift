@@ -166,6 +166,34 @@ struct InterruptTests {
                 == Data(contentsOf: URL(fileURLWithPath: folder + "/f-01.png")))
     }
 
+    /// The stop's line for every count of frames left: one, two and three named in full, four and more
+    /// as the first, the last and how many. A stop's real run (``interruptFrames``) always leaves four or
+    /// more, so the counts below it are checked here (round eight's frames-stop-three-summarised).
+    @Test("a stop's line names up to three files left in full, and more as the first, the last and how many")
+    func stopLineForEveryCount() {
+        let frames = (0..<5).map { "f-0\($0).png" }
+        let said = (0...5).map { SignalWatch.describe(SIGINT, placedEarly: Array(frames.prefix($0))) }
+        #expect(said[0] == "interrupted; the work was cancelled and no file was left")
+        #expect(
+            said[1]
+                == "interrupted; the work was cancelled, and only f-00.png was left (put in place when it was ready)")
+        #expect(
+            said[2] == "interrupted; the work was cancelled, and only f-00.png, f-01.png were left "
+                + "(each put in place when it was ready)")
+        #expect(
+            said[3] == "interrupted; the work was cancelled, and only f-00.png, f-01.png, f-02.png were left "
+                + "(each put in place when it was ready)")
+        #expect(
+            said[4] == "interrupted; the work was cancelled, and only f-00.png … f-03.png (4 files) were left "
+                + "(each put in place when it was ready)")
+        #expect(said[5].contains("only f-00.png … f-04.png (5 files) were left"), "\(said[5])")
+        // SIGTERM's words, with the same list.
+        #expect(
+            SignalWatch.describe(SIGTERM, placedEarly: Array(frames.prefix(3)))
+                == "terminated: the grace period ran out; the work was cancelled, and only f-00.png, f-01.png, "
+                + "f-02.png were left (each put in place when it was ready)")
+    }
+
     @Test("SIGINT mid-way through a banded render exits 130 and leaves no file, though bands were written")
     func interruptBanded() throws {
         let folder = temporaryFolder()

@@ -235,6 +235,48 @@ struct ResourceTests {
     /// A 4 GB address space; the render's own memory besides the reference is a few MB.
     static let fourGigabytes = MandelProcess.Launch(shellSetup: "ulimit -v 4000000")
 
+    /// The memory this machine has available (/proc/meminfo's MemAvailable), in bytes; 0 if unknown.
+    static let machineAvailable: Int = {
+        let text = (try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)) ?? ""
+        let line = text.split(separator: "\n").first { $0.hasPrefix("MemAvailable:") } ?? ""
+        return (line.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0) * 1024
+    }()
+
+    /// The room a refusal says the process has ("can have 938.5 MiB more"), in MiB.
+    static func roomSaid(_ line: String) -> Double? {
+        guard let match = line.firstMatch(of: /can have ([0-9.]+) (KiB|MiB|GiB) more/), let value = Double(match.1)
+        else { return nil }
+        return value * ["KiB": 1.0 / 1024, "MiB": 1, "GiB": 1024][String(match.2)]!
+    }
+
+    /// Each limit's room is the limit less what that limit counts: `ulimit -v` the address space
+    /// mapped (VmSize: the binary, its libraries, every thread's stack), `ulimit -d` the data segment
+    /// only (VmData), tens of MiB less. No test had set `ulimit -d` (round eight's
+    /// data-limit-counts-address-space counted it against the address space). The same refusal under
+    /// each limit of 600,000 KiB (585.9 MiB): the data limit leaves nearly all of it, and more than
+    /// the address-space limit leaves.
+    @Test(
+        "the room under 'ulimit -d' is the limit less the data segment; under 'ulimit -v', less the address space",
+        .enabled(if: machineAvailable > 2 << 30))
+    func eachLimitCountsItsOwn() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let limit = 600_000.0 / 1024
+        var room: [String: Double] = [:]
+        for option in ["-d", "-v"] {
+            let result = try MandelProcess.run(
+                ["render", "--zoom", "1e20", "--center=-0.1,0.1", "--iterations", "100000000", "--size", "16"]
+                    + ["--precision", "perturbation", "--period", "off", "-o", "p.png"], in: folder,
+                launch: .init(shellSetup: "ulimit \(option) 600000"), deadline: 60)
+            expectRefusal(result, status: 71, mentioning: "needs", leaving: folder)
+            room[option] = try #require(Self.roomSaid(result.firstErrorLine), "\(result.firstErrorLine)")
+        }
+        let data = try #require(room["-d"])
+        let address = try #require(room["-v"])
+        #expect(data <= limit && data >= limit - 64, "ulimit -d: \(data) MiB of \(limit) said")
+        #expect(address <= data - 32, "ulimit -v: \(address) MiB, ulimit -d: \(data) MiB of \(limit)")
+    }
+
     @Test("a deep view whose orbit, table and lanes cannot fit is refused before its orbit: 71, one line, nothing left")
     func deepReferenceTooLarge() throws {
         let folder = temporaryFolder()

@@ -210,6 +210,19 @@ struct ZoomOrbitTests {
         func setWord(_ bytes: inout [UInt8], at offset: Int, _ value: UInt64, size: Int = 8) {
             for index in 0..<size { bytes[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * UInt64(index))) }
         }
+        /// Lists `steps` as small steps (Z below 2^-960, which this orbit has none of), before any it has.
+        func smallSteps(_ bytes: inout [UInt8], _ steps: [UInt64]) {
+            let had = (0..<8).reduce(UInt64(0)) { $0 | UInt64(bytes[tinyAt + $1]) << (8 * UInt64($1)) }
+            setWord(&bytes, at: tinyAt, had + UInt64(steps.count))
+            var entries = HelperWire.Bytes()
+            for step in steps {
+                entries.u64(step)
+                entries.f64(0.5)
+                entries.f64(0.5)
+                entries.u64(UInt64(bitPattern: -1000))
+            }
+            bytes.insert(contentsOf: entries.data, at: tinyAt + 8)
+        }
         let files: [(name: String, contents: Data?, status: Int32, says: String)] = [
             ("missing.orbit", nil, 66, "No such file"),
             ("empty.orbit", Data(), 65, "too few for an orbit file"),
@@ -236,6 +249,14 @@ struct ZoomOrbitTests {
             ),
             ("outside.orbit", forged { setWord(&$0, at: $0.count - 16 * 40, 3.0.bitPattern) }, 65, "no orbit there"),
             ("trailing.orbit", forged { $0 += [0] }, 65, "do not hold"),
+            // Small steps out of order: one listed twice, step 0 (Z_0 is 0, never a small step), one before the
+            // step listed ahead of it (round eight's orbit-file-tiny-repeated took the first two).
+            ("twice.orbit", forged { smallSteps(&$0, [7, 7]) }, 65, "its small step 7 is out of order"),
+            ("step-zero.orbit", forged { smallSteps(&$0, [0]) }, 65, "its small step 0 is out of order"),
+            ("backwards.orbit", forged { smallSteps(&$0, [9, 4]) }, 65, "its small step 4 is out of order"),
+            ("past-end.orbit", forged { smallSteps(&$0, [1 << 40]) }, 65, "is out of order or past the orbit's end"),
+            // A flag is 0 or 1 (round eight's wire-flag-any-nonzero read 2 as true).
+            ("flag-two.orbit", forged { $0[periodFlagAt] = 2 }, 65, "a flag holds 2"),
         ]
         for file in files {
             if let contents = file.contents { try contents.write(to: URL(fileURLWithPath: folder + "/" + file.name)) }
@@ -265,6 +286,44 @@ struct ZoomOrbitTests {
                 Self.zoom + arguments + ["--frame", "3/5", "--orbit", "good.orbit", "-o", "out.png"], in: folder)
             #expect(result.status == 65 && result.standardError.contains(says), "\(arguments): \(result.standardError)")
         }
+    }
+
+    /// A regular file whose size says more than it holds: a sysfs file is 4,096 bytes by its size and a
+    /// few bytes by its contents, what an orbit file cut short by another process after its size was
+    /// read looks like to the reader. Nil where there is no such file.
+    static let fileShorterThanItsSize: (path: String, holds: Int, size: Int)? = {
+        for path in [
+            "/sys/devices/system/cpu/online", "/sys/devices/system/cpu/possible",
+            "/sys/kernel/mm/transparent_hugepage/enabled",
+        ] {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                attributes[.type] as? FileAttributeType == .typeRegular,
+                let size = (attributes[.size] as? NSNumber)?.intValue, size >= 64,
+                let contents = FileManager.default.contents(atPath: path), contents.count < size
+            else { continue }
+            return (path, contents.count, size)
+        }
+        return nil
+    }()
+
+    /// The reader's loop stops where the file ends before its size: a file cut short is not the orbit
+    /// asked for (65), not a file that cannot be read (66), and it is never waited on (round eight's
+    /// orbit-cut-short-unreadable: no file of the tests was ever shorter than its size).
+    @Test(
+        "an orbit file that ends before its size is refused as cut short (65), with how much was read",
+        .enabled(if: fileShorterThanItsSize != nil))
+    func orbitFileCutShortWhileRead() throws {
+        let short = try #require(Self.fileShorterThanItsSize)
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            Self.zoom + ["--frame", "3/5", "--orbit", short.path, "-o", "out.png"], in: folder)
+        #expect(result.status == 65, "\(result.standardError)")
+        let lines = result.standardError.split(separator: "\n")
+        let says = "it was cut short while it was read (\(short.holds) of \(short.size) bytes)"
+        #expect(
+            lines.count == 1 && lines[0].contains("--orbit '\(short.path)': \(says)"), "\(result.standardError)")
+        #expect(Self.bytes(folder, "out.png") == nil, "a picture was written")
     }
 
     @Test(

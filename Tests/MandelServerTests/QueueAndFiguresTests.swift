@@ -82,5 +82,30 @@ extension ExplorerServerTests {
             let none = ServerStats.Percentiles([])
             #expect(none.p50 == nil && none.p95 == nil && none.max == nil)
         }
+
+        /// /stats keeps a strategy's newest 10,000 render times and cancel latencies. Every test before
+        /// recorded a handful, so a list that kept its first 10,000 and dropped each new one passed them
+        /// (round eight's stats-window-drops-newest): here 10,000 of 1 s, then 10,000 of 2 s.
+        @Test("/stats's percentiles are of the newest 10,000 render times and cancel latencies, not the first")
+        func percentilesOfTheNewest() throws {
+            let stats = ServerStats(strategies: ["gcd"])
+            for seconds in [1.0, 2.0] {
+                for _ in 0..<10_000 {
+                    stats.ended("gcd", .sent(cpuSeconds: 0, renderSeconds: seconds))
+                    stats.ended(
+                        "gcd", .cancelledRendering(cpuSeconds: 0, afterCancelSeconds: 0, latencySeconds: seconds))
+                }
+            }
+            let totals = try #require(stats.totals()["gcd"])
+            #expect(totals.tilesSent == 20_000)
+            #expect(totals.renderSeconds.p50 == 2 && totals.renderSeconds.max == 2, "\(totals.renderSeconds)")
+            #expect(
+                totals.cancelLatencySeconds.p50 == 2 && totals.cancelLatencySeconds.max == 2,
+                "\(totals.cancelLatencySeconds)")
+            // One more of 3 s: the newest is in, the oldest of 2 s out.
+            stats.ended("gcd", .sent(cpuSeconds: 0, renderSeconds: 3))
+            let after = try #require(stats.totals()["gcd"])
+            #expect(after.renderSeconds.max == 3 && after.renderSeconds.p50 == 2, "\(after.renderSeconds)")
+        }
     }
 }

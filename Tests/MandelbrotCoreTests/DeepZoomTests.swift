@@ -409,6 +409,15 @@ struct DeepZoomTests {
     }
 
     /// An 8×8 render of `view` by one worker.
+    /// What the memory check counts for `job`'s deep view: its figure less the same picture's without one.
+    static func deepBytes(of job: RenderJob, helperProcesses: Int) -> Int {
+        var flat = job
+        flat.deep = nil
+        let plan = job.plan()
+        return PictureRender.bytesNeeded(for: job, plan: plan, keepsCounts: false, helperProcesses: helperProcesses)
+            - PictureRender.bytesNeeded(for: flat, plan: plan, keepsCounts: false)
+    }
+
     static func oneWorkerJob(_ view: DeepView, iterations: Int) -> RenderJob {
         var job = RenderJob(
             size: ImageSize(width: 8, height: 8), region: .view(view.approximateViewport), iterations: iterations,
@@ -424,13 +433,7 @@ struct DeepZoomTests {
         let steps = 200_000
         let view = try #require(DeepView(centerReal: "-0.1", centerImaginary: "0.1", zoom: "1e20"))
         let job = Self.oneWorkerJob(view, iterations: steps)
-        var flat = job
-        flat.deep = nil
-        let plan = job.plan()
-        func deepBytes(helperProcesses: Int) -> Int {
-            PictureRender.bytesNeeded(for: job, plan: plan, keepsCounts: false, helperProcesses: helperProcesses)
-                - PictureRender.bytesNeeded(for: flat, plan: plan, keepsCounts: false)
-        }
+        func deepBytes(helperProcesses: Int) -> Int { Self.deepBytes(of: job, helperProcesses: helperProcesses) }
         // What DeepShim's C takes for it: the orbit, every level's entries, the radii and the lanes' steps.
         let bits = view.precisionBits(for: job.size)
         var orbit = [Double](repeating: 0, count: 2 * (steps + 1))
@@ -468,6 +471,24 @@ struct DeepZoomTests {
         // recipe. (The table's estimate counts the capacity it grows to, which hid a missing copy from the bounds
         // above.)
         #expect(helpers - 2 * inProcess == 4 * orbitBytes, "\(helpers - 2 * inProcess) bytes beyond two renderers")
+    }
+
+    /// Without the table (`--bla off`) a deep render holds what DeepShim allocates and nothing it grows:
+    /// the orbit (two doubles a step, `orbit`) and the lanes' steps (four a step, `lane_steps`, which
+    /// `deep_prepare_lanes` allocates with or without a table), so the check's figure is exact there.
+    /// The bounds of ``memoryEstimate()`` (at most twice what is taken) let the lanes' 32 bytes a step
+    /// go uncounted, hidden by the table's grown capacity (round eight's renderer-lanes-uncounted).
+    @Test("without the table, the memory check counts exactly the orbit and the lanes' steps, in each helper too")
+    func memoryWithoutTable() throws {
+        let steps = 200_000
+        let view = try #require(
+            DeepView(centerReal: "-0.1", centerImaginary: "0.1", zoom: "1e20", usesTable: false))
+        let job = Self.oneWorkerJob(view, iterations: steps)
+        let orbit = 16 * (steps + 1)
+        let lanes = 32 * (steps + 1)
+        #expect(Self.deepBytes(of: job, helperProcesses: 0) == orbit + lanes)
+        // Two helpers: each its recipe's orbit, its own orbit and its lanes; the parent the orbit and the recipe.
+        #expect(Self.deepBytes(of: job, helperProcesses: 2) == 2 * (orbit + orbit + lanes) + 2 * orbit)
     }
 
     /// What is left of the tables when the orbit ends can take seconds where the orbit's steps are

@@ -55,5 +55,17 @@ import Testing
             view: try #require(next.deep), reach: next.deepReach, buildsTable: true)
         #expect(taken != nil)
         #expect(orbit.heldBytes(besides: this) == orbitBytes + orbitBytes)
+        // At most two are held, the newest: two more prepared drop `later`, which no frame took (round
+        // eight's prepared-never-dropped held every one for ever, and no test had prepared a third).
+        let third = try Self.frame("1e29", bits: bits)
+        let fourth = try Self.frame("1e30", bits: bits)
+        orbit.prepare(third, buildsTable: false)
+        #expect(orbit.heldBytes(besides: this) == orbitBytes + 2 * orbitBytes)
+        orbit.prepare(fourth, buildsTable: false)
+        #expect(orbit.heldBytes(besides: this) == orbitBytes + 2 * orbitBytes)
+        #expect(orbit.takePrepared(view: try #require(later.deep), reach: later.deepReach, buildsTable: false) == nil)
+        #expect(orbit.takePrepared(view: try #require(third.deep), reach: third.deepReach, buildsTable: false) != nil)
+        #expect(orbit.takePrepared(view: try #require(fourth.deep), reach: fourth.deepReach, buildsTable: false) != nil)
+        #expect(orbit.heldBytes(besides: this) == orbitBytes)
     }
 }
