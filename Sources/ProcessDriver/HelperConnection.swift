@@ -44,9 +44,7 @@ final class HelperConnection {
         do {
             child = try ChildProcess(
                 executable: executable,
-                arguments: [
-                    "mandel", "helper", "--slot", "\(slot)", "--generation", "\(generation)", "--parent", "\(getpid())",
-                ],
+                arguments: ["mandel"] + HelperLaunch(slot: slot, generation: generation, parent: getpid()).arguments,
                 environment: environment)
         } catch {
             throw Breakdown(description: error.description)

@@ -20,17 +20,13 @@ struct HelperCommand: ParsableCommand {
     var parent: Int32
 
     /// The command for `arguments` when they are exactly what ``HelperConnection`` passes
-    /// (`helper --slot S --generation G --parent P`, each a decimal integer), read without the
-    /// parser; nil for anything else.
+    /// (``HelperLaunch``'s form), read without the parser; nil for anything else.
     static func asStartedByParent(_ arguments: [String]) -> HelperCommand? {
-        guard arguments.count == 7, arguments[0] == "helper", arguments[1] == "--slot",
-            arguments[3] == "--generation", arguments[5] == "--parent",
-            let slot = Int(arguments[2]), let generation = Int(arguments[4]), let parent = Int32(arguments[6])
-        else { return nil }
+        guard let launch = HelperLaunch(arguments: arguments) else { return nil }
         var command = HelperCommand()
-        command.slot = slot
-        command.generation = generation
-        command.parent = parent
+        command.slot = launch.slot
+        command.generation = launch.generation
+        command.parent = launch.parent
         return command
     }
 
