@@ -83,6 +83,51 @@ package struct ScalingModel: Equatable, Sendable {
     package var largestError: Double {
         points.map { abs(speedup(at: $0.workers) / $0.speedup - 1) }.max() ?? 0
     }
+
+    /// The least largest error that any σ ≥ 0 and κ ≥ 0 of the law reach at the measured points: a floor
+    /// under every fit of the law to them, where ``largestError`` is this fit's. Where it is large, the
+    /// points are not a curve of this law (a bend at the processor count, drift between points), whatever
+    /// the fit.
+    ///
+    /// Within an error t at N means N/(S(1 + t)) − 1 ≤ σ(N − 1) + κN(N − 1) ≤ N/(S(1 − t)) − 1: a band
+    /// between two parallel lines in the (σ, κ) plane. The pairs within t at every point are the bands'
+    /// intersection with σ, κ ≥ 0, a convex polygon which, when not empty, has a corner where two of its
+    /// lines cross. So t is bisected, and each t is tried at every crossing.
+    package var leastPossibleError: Double {
+        // Each line is a σ + b κ = c; a constraint keeps a σ + b κ at least `low` and, unless nil, at most `high`.
+        typealias Constraint = (a: Double, b: Double, low: Double, high: Double?)
+        func constraints(within t: Double) -> [Constraint] {
+            [(1, 0, 0, nil), (0, 1, 0, nil)]
+                + points.map { point in
+                    let n = Double(point.workers)
+                    return (n - 1, n * (n - 1), n / (point.speedup * (1 + t)) - 1, n / (point.speedup * (1 - t)) - 1)
+                }
+        }
+        func feasible(within t: Double) -> Bool {
+            let all = constraints(within: t)
+            let lines = all.flatMap { c in [(c.a, c.b, c.low)] + (c.high.map { [(c.a, c.b, $0)] } ?? []) }
+            for (index, first) in lines.enumerated() {
+                for second in lines[(index + 1)...] {
+                    let determinant = first.0 * second.1 - second.0 * first.1
+                    guard abs(determinant) > 1e-15 else { continue }
+                    let sigma = (first.2 * second.1 - second.2 * first.1) / determinant
+                    let kappa = (first.0 * second.2 - second.0 * first.2) / determinant
+                    let inside = all.allSatisfy { c in
+                        let value = c.a * sigma + c.b * kappa
+                        return value >= c.low - 1e-12 && (c.high.map { value <= $0 + 1e-12 } ?? true)
+                    }
+                    if inside { return true }
+                }
+            }
+            return false
+        }
+        var (low, high) = (0.0, 1.0)
+        for _ in 0..<40 {
+            let middle = (low + high) / 2
+            if feasible(within: middle) { high = middle } else { low = middle }
+        }
+        return high
+    }
 }
 
 extension ScalingModel {
@@ -95,6 +140,7 @@ extension ScalingModel {
         /// Null where the fitted curve never falls.
         @OrNull package var peakWorkers: Int?
         package let largestError: Double
+        package let leastPossibleError: Double
     }
 
     /// Each strategy's fit over a sweep's points (worker count, comparison there), in the first point's order.
@@ -110,18 +156,20 @@ extension ScalingModel {
 
     /// The table `sweep --workers` prints under its times.
     package static func table(_ fits: [(String, ScalingModel)]) -> String {
-        var rows = [["strategy", "Amdahl s", "sigma", "kappa", "peak at", "worst fit"]]
+        var rows = [["strategy", "Amdahl s", "sigma", "kappa", "peak at", "worst fit", "best possible"]]
         for (name, model) in fits {
             rows.append([
                 name, String(format: "%.4f", model.serialFraction), String(format: "%.4f", model.contention),
                 String(format: "%.5f", model.coherency), model.peakWorkers.map { "\($0) workers" } ?? "none",
                 String(format: "%.1f%%", model.largestError * 100),
+                String(format: "%.1f%%", model.leastPossibleError * 100),
             ])
         }
         return ComparisonTable.align(rows, rightAligned: Set(1..<rows[0].count))
             + "\nscaling: Gunther's law S(N) = N / (1 + sigma (N - 1) + kappa N (N - 1)) fitted by least squares to "
             + "N/S - 1 (Amdahl's s with kappa = 0); peak at sqrt((1 - sigma)/kappa) workers; worst fit: the "
-            + "largest error of its speedups at the measured points"
+            + "largest error of its speedups at the measured points; best possible: the least worst error that any "
+            + "sigma and kappa give there"
     }
 
     /// The export form of `fits`.
@@ -129,7 +177,8 @@ extension ScalingModel {
         fits.map { name, model in
             Export(
                 strategy: name, serialFraction: model.serialFraction, contention: model.contention,
-                coherency: model.coherency, peakWorkers: model.peakWorkers, largestError: model.largestError)
+                coherency: model.coherency, peakWorkers: model.peakWorkers, largestError: model.largestError,
+                leastPossibleError: model.leastPossibleError)
         }
     }
 }
@@ -137,16 +186,17 @@ extension ScalingModel {
 extension ScalingModel.Export {
     /// The columns of a sweep's CSV that give each row its strategy's fit, named as the JSON's keys with `scaling_`.
     static let csvHeader =
-        "scaling_serial_fraction,scaling_contention,scaling_coherency,scaling_peak_workers,scaling_largest_error"
+        "scaling_serial_fraction,scaling_contention,scaling_coherency,scaling_peak_workers,scaling_largest_error,"
+        + "scaling_least_possible_error"
 
     /// Those columns for a row whose strategy has no fit.
-    static let emptyCSVFields = ",,,,"
+    static let emptyCSVFields = ",,,,,"
 
     /// The fit as those columns; the peak is empty where the fitted curve never falls.
     var csvFields: String {
         [
             String(serialFraction), String(contention), String(coherency), peakWorkers.map(String.init) ?? "",
-            String(largestError),
+            String(largestError), String(leastPossibleError),
         ].joined(separator: ",")
     }
 }

@@ -23,6 +23,7 @@ struct ScalingModelTests {
         #expect(abs(model.coherency - kappa) < 1e-12, "kappa \(model.coherency)")
         #expect(model.peakWorkers == peak)
         #expect(model.largestError < 1e-9)
+        #expect(model.leastPossibleError < 1e-9)
         #expect(
             abs(model.speedup(at: 48) - Self.curve(sigma: sigma, kappa: kappa, workers: [48])[0].seconds.reciprocal)
                 < 1e-9)
@@ -41,6 +42,7 @@ struct ScalingModelTests {
         let two = try #require(ScalingModel(times: [(1, 2.0), (2, 1.25)]))
         // S = 2/1.25 = 1.6, so s = N/S − 1 = 0.25.
         #expect(abs(two.serialFraction - 0.25) < 1e-12 && two.coherency == 0 && two.largestError < 1e-12)
+        #expect(two.leastPossibleError < 1e-9)
         #expect(ScalingModel(times: [(2, 1.0), (4, 0.6)]) == nil)
         #expect(ScalingModel(times: [(1, 1.0)]) == nil)
     }
@@ -58,6 +60,34 @@ struct ScalingModelTests {
     func neverNegative() throws {
         let model = try #require(ScalingModel(times: [(1, 1.0), (2, 0.45), (4, 0.24), (8, 0.2)]))
         #expect(model.contention >= 0 && model.coherency >= 0)
+    }
+
+    /// No σ, κ ≥ 0 gives more than N at N workers: a point above that is missed by at least its excess.
+    @Test("a superlinear point alone: the best any sigma and kappa can do is to miss it by 1/11, as the fit does")
+    func superlinearFloor() throws {
+        let model = try #require(ScalingModel(times: [(1, 1.0), (2, 1 / 2.2)]))
+        #expect(abs(model.leastPossibleError - 1 / 11.0) < 1e-9, "\(model.leastPossibleError)")
+        #expect(abs(model.largestError - 1 / 11.0) < 1e-9)
+    }
+
+    /// A curve flat from the processors on: 2× at 2, 4 and 8 workers (a 2-processor machine).
+    @Test("a curve that bends at the processors: a floor under every fit, which no pair on a fine grid beats")
+    func bendFloor() throws {
+        let model = try #require(ScalingModel(times: [(1, 1.0), (2, 0.5), (4, 0.5), (8, 0.5)]))
+        let least = model.leastPossibleError
+        #expect(least > 0.05 && least <= model.largestError + 1e-12, "least \(least), fit \(model.largestError)")
+        var bestOnGrid = Double.infinity
+        for i in 0...200 {
+            for j in 0...200 {
+                let (sigma, kappa) = (Double(i) * 0.005, Double(j) * 0.001)
+                let worst = [2.0, 4.0, 8.0].map { n in abs(n / (1 + sigma * (n - 1) + kappa * n * (n - 1)) / 2 - 1) }
+                    .max()!
+                bestOnGrid = min(bestOnGrid, worst)
+            }
+        }
+        // The floor is the least: no pair does better, and a fine grid comes close to it.
+        #expect(bestOnGrid >= least - 1e-9, "grid \(bestOnGrid) below the floor \(least)")
+        #expect(bestOnGrid - least < 0.01, "grid \(bestOnGrid), floor \(least)")
     }
 
     /// The 16-core sweep of docs/results/many-core-16/B.json (3200x2400, 1,500 iterations, 1 to 32 workers):
@@ -99,6 +129,8 @@ struct ScalingModelTests {
             #expect(cells[3] == String(format: "%.4f", model.serialFraction), "\(line)")
             #expect(cells[4] == model.peakWorkers.map(String.init) ?? "none", "\(line)")
             #expect(cells[5] == String(format: "%.1f%%", model.largestError * 100), "\(line)")
+            #expect(cells[6] == String(format: "%.1f%%", model.leastPossibleError * 100), "\(line)")
+            #expect(model.leastPossibleError <= model.largestError + 1e-12, "\(line)")
             checked += 1
         }
         #expect(checked == 7)

@@ -102,6 +102,9 @@ struct CompareCommandTests {
             let predicted = 3 / (1 + sigma * 2 + kappa * 6)
             let worst = fit["largest_error"] as? Double ?? -1
             #expect(worst >= 0 && abs(predicted / measured - 1) <= worst + 1e-9, "\(name): \(fit)")
+            // The floor under any fit: no more than this fit's worst, and no less than 0.
+            let least = fit["least_possible_error"] as? Double ?? -1
+            #expect(least >= 0 && least <= worst + 1e-12, "\(name): \(fit)")
             let peak = fit["peak_workers"]
             #expect(kappa > 0 ? (peak as? Int).map { $0 >= 1 } == true : peak is NSNull, "\(fit)")
         }
@@ -117,6 +120,7 @@ struct CompareCommandTests {
         let columns = [
             "scaling_serial_fraction": "serial_fraction", "scaling_contention": "contention",
             "scaling_coherency": "coherency", "scaling_largest_error": "largest_error",
+            "scaling_least_possible_error": "least_possible_error",
         ]
         for line in lines.dropFirst() where line.count == header.count {
             let fit = try #require(fits.first { $0["strategy"] as? String == line[column("strategy")] })
