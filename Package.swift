@@ -255,7 +255,8 @@ let package = Package(
                 name: "MandelCommandTests",
                 dependencies: [
                     "mandel", "MandelOptions", "RenderModel", "ImageFiles", "MandelbrotCore", "StrategyCatalog",
-                    "ProcessDriver", "Probes", "Deadline", "ProcessTestSupport", "DeepShim", propertyBased,
+                    "Comparison", "ProcessDriver", "Probes", "Deadline", "ProcessTestSupport", "DeepShim",
+                    propertyBased,
                 ],
                 swiftSettings: sharedSwiftSettings
             ),

@@ -204,14 +204,18 @@ package struct ViewOptions: ParsableArguments {
 
     /// Refuses a picture too large to keep whole in memory, for the commands and outputs that do.
     ///
-    /// - Parameter reason: Who needs the whole picture, such as "mandel compare keeps whole pictures in memory".
-    package func validateFitsInMemory(because reason: String) throws {
-        guard size.pixelCount <= Limits.maximumInMemoryPixels else {
-            throw ValidationError(
-                "--size \(size) has \(size.pixelCount) pixels; \(reason): at most \(Limits.maximumInMemoryPixels) "
-                    + "(16384x16384)"
-            )
-        }
+    /// - Parameters:
+    ///   - reason: Who needs the whole picture, such as "mandel compare keeps whole pictures in memory".
+    ///   - pictures: How many such pictures are kept at once (a sweep keeps one a point).
+    package func validateFitsInMemory(because reason: String, pictures: Int = 1) throws {
+        let (total, overflow) = size.pixelCount.multipliedReportingOverflow(by: max(1, pictures))
+        guard overflow || total > Limits.maximumInMemoryPixels else { return }
+        let count = pictures > 1 ? ", \(pictures) pictures of them" : ""
+        let limit = pictures > 1 ? " pixels in all" : ""
+        throw ValidationError(
+            "--size \(size) has \(size.pixelCount) pixels\(count); \(reason): at most "
+                + "\(Limits.maximumInMemoryPixels)\(limit) (16384x16384)"
+        )
     }
 
     /// The region of the plane (a deep view rounded to `Double`s, for reports).

@@ -173,49 +173,115 @@ package struct MeasurementSession {
     package func measure(
         lastRun: (Entry, PixelBuffer, RenderReport) throws -> Void = { _, _, _ in }
     ) async throws -> StrategyComparison {
-        let render = try PictureRender(
-            job: job, histogramMerges: entries.map(\.sharing.merge), strategies: entries.map(\.strategy),
-            previewEvery: previewEvery,
-            cancellation: cancellation)
-        var counted = [[Run]](repeating: [], count: entries.count)
-        var checksums = [Set<UInt64>](repeating: [], count: entries.count)
-        var behaviours = [BehaviourTotals](repeating: BehaviourTotals(), count: entries.count)
+        try await Self.measure([self]) { run in
+            if run.isLast { try lastRun(run.entry, run.canvas, run.report) }
+        }[0]
+    }
+
+    /// A counted run, as ``measure(_:afterEachRun:)`` hands it over.
+    package struct CountedRun {
+        /// Which of the sessions measured it.
+        package let session: Int
+        package let entry: Entry
+        /// Its number among the entry's counted runs, from 0.
+        package let round: Int
+        /// Whether it is the entry's last run.
+        package let isLast: Bool
+        /// Its picture, until the entry's next run (or the session's next entry's) replaces it.
+        package let canvas: PixelBuffer
+        package let report: RenderReport
+    }
+
+    /// What one session has measured so far, between rounds.
+    private final class Tally {
+        let render: PictureRender
+        let observer: ObservedRun
+        var counted: [[Run]]
+        var checksums: [Set<UInt64>]
+        var behaviours: [BehaviourTotals]
+
+        init(_ session: MeasurementSession) throws {
+            render = try PictureRender(
+                job: session.job, histogramMerges: session.entries.map(\.sharing.merge),
+                strategies: session.entries.map(\.strategy), previewEvery: session.previewEvery,
+                cancellation: session.cancellation)
+            observer = ObservedRun(behaviour: session.behaviour, signals: session.cancellation)
+            counted = [[Run]](repeating: [], count: session.entries.count)
+            checksums = [Set<UInt64>](repeating: [], count: session.entries.count)
+            behaviours = [BehaviourTotals](repeating: BehaviourTotals(), count: session.entries.count)
+        }
+    }
+
+    /// Measures several sessions (a sweep's points) round by round: round r of every session before round
+    /// r + 1 of any, so that the machine's drift over the whole measurement hits every session alike, as it
+    /// hits every entry of one. They share `warmup` and `runs`; each keeps its own picture for the whole
+    /// measurement. The process's growth is the whole measurement's, after every session's warm-up.
+    ///
+    /// - Throws: ``RenderCancelled`` on a stop, or a ``RenderFailure``.
+    package static func measure(
+        _ sessions: [MeasurementSession], afterEachRun: (CountedRun) throws -> Void = { _ in }
+    ) async throws -> [StrategyComparison] {
+        guard let first = sessions.first else { return [] }
+        precondition(sessions.allSatisfy { $0.warmup == first.warmup && $0.runs == first.runs })
+        let (warmup, runs) = (first.warmup, first.runs)
+        let tallies = try sessions.map(Tally.init)
         var afterWarmup = ProcessSnapshot.now()
-        let observer = ObservedRun(behaviour: behaviour, signals: cancellation)
         for round in 0..<(warmup + runs) {
             if round == warmup { afterWarmup = ProcessSnapshot.now() }
-            for (index, entry) in entries.enumerated() {
-                // The meter counts tiles through its dispatch source but never draws here.
-                let meter = entry.reportsProgress ? ProgressMeter(totalTiles: render.tilesPerRun, display: .none) : nil
-                var onTileFinished: (@Sendable () -> Void)?
-                if let meter { onTileFinished = { meter.tileFinished() } }
-                let outcome = try await observer.run(heartbeat: entry.heartbeat) { flag, plannedStop in
-                    try await render.run(
-                        entry.strategy, settings: behaviour.settings(sharing: entry.sharing, order: entry.order),
-                        cancellation: flag, onTileFinished: onTileFinished, plannedStop: plannedStop)
+            for (index, (session, tally)) in zip(sessions, tallies).enumerated() {
+                try await session.runRound(round, into: tally) { entry, canvas, report in
+                    try afterEachRun(
+                        CountedRun(
+                            session: index, entry: entry, round: round - warmup, isLast: round == warmup + runs - 1,
+                            canvas: canvas, report: report))
                 }
-                let report = outcome.report
-                dispatchPrecondition(condition: .onQueue(.main))
-                meter?.finish()
-                guard round >= warmup else { continue }
-                counted[index].append(
-                    Run(
-                        wall: report.wallSeconds, cpu: report.cpu, threadsUsed: report.threadsUsed,
-                        imbalance: report.imbalance,
-                        iterations: report.totalIterations, workers: report.plannedWorkers))
-                behaviours[index].add(outcome.behaviour)
-                behaviours[index].add(report)
-                // A run cancelled on purpose has an unfinished picture: its pixels are not compared.
-                if behaviour.cancelAfter == nil { checksums[index].insert(render.canvas!.checksum) }
-                if round == warmup + runs - 1 { try lastRun(entry, render.canvas!, report) }
             }
         }
         let growth = ProcessGrowth(afterWarmup: afterWarmup, atEnd: ProcessSnapshot.now())
-        return StrategyComparison(
+        return zip(sessions, tallies).map { $0.comparison(of: $1, growth: growth) }
+    }
+
+    /// Runs every entry once, in turn, counting the run unless `round` is a warm-up; `counted` receives
+    /// each counted run.
+    private func runRound(
+        _ round: Int, into tally: Tally, counted: (Entry, PixelBuffer, RenderReport) throws -> Void
+    ) async throws {
+        let render = tally.render
+        for (index, entry) in entries.enumerated() {
+            // The meter counts tiles through its dispatch source but never draws here.
+            let meter = entry.reportsProgress ? ProgressMeter(totalTiles: render.tilesPerRun, display: .none) : nil
+            var onTileFinished: (@Sendable () -> Void)?
+            if let meter { onTileFinished = { meter.tileFinished() } }
+            let outcome = try await tally.observer.run(heartbeat: entry.heartbeat) { flag, plannedStop in
+                try await render.run(
+                    entry.strategy, settings: behaviour.settings(sharing: entry.sharing, order: entry.order),
+                    cancellation: flag, onTileFinished: onTileFinished, plannedStop: plannedStop)
+            }
+            let report = outcome.report
+            dispatchPrecondition(condition: .onQueue(.main))
+            meter?.finish()
+            guard round >= warmup else { continue }
+            tally.counted[index].append(
+                Run(
+                    wall: report.wallSeconds, cpu: report.cpu, threadsUsed: report.threadsUsed,
+                    imbalance: report.imbalance,
+                    iterations: report.totalIterations, workers: report.plannedWorkers))
+            tally.behaviours[index].add(outcome.behaviour)
+            tally.behaviours[index].add(report)
+            // A run cancelled on purpose has an unfinished picture: its pixels are not compared.
+            if behaviour.cancelAfter == nil { tally.checksums[index].insert(render.canvas!.checksum) }
+            try counted(entry, render.canvas!, report)
+        }
+    }
+
+    /// The comparison `tally` adds up to.
+    private func comparison(of tally: Tally, growth: ProcessGrowth) -> StrategyComparison {
+        StrategyComparison(
             baselineName: StrategyCatalog.baseline.name, process: growth,
             results: entries.indices.map { index in
-                let runs = counted[index]
+                let runs = tally.counted[index]
                 let imbalances = runs.map(\.imbalance).sorted()
+                let checksums = tally.checksums[index]
                 return StrategyResult(
                     strategy: entries[index].name,
                     wallSeconds: runs.map(\.wall),
@@ -226,10 +292,10 @@ package struct MeasurementSession {
                     imbalance: imbalances[imbalances.count / 2],
                     // A strategy whose runs disagree among themselves gets a checksum no other can match
                     // (with --cancel-after, none is compared and every checksum is 0).
-                    checksum: checksums[index].count == 1 ? checksums[index].first! : 0,
+                    checksum: checksums.count == 1 ? checksums.first! : 0,
                     pixels: job.size.pixelCount,
                     iterations: runs[0].iterations,
-                    behaviour: behaviours[index].summary,
+                    behaviour: tally.behaviours[index].summary,
                     baseline: entries[index].baseline, order: entries[index].order.rawValue)
             })
     }

@@ -18,6 +18,7 @@ package enum WorkloadText {
         return
             "\(job.size), \(region), \(job.iterations) iterations, \(job.colorScheme.rawValue), \(split), \(workers), "
             + "\(job.kernel.rawValue) kernel; \(warmup) warm-up + \(runs) counted runs each, interleaved"
+            + (axis == nil ? "" : " across the points")
     }
 
     /// What `--tile-wait` and `--cancel-after` add to the workload, as a clause to append; empty without them.

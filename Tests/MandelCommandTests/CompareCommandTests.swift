@@ -276,10 +276,27 @@ struct CompareCommandTests {
         let result = try MandelProcess.run(
             [command, "--size", "20000"] + (command == "sweep" ? ["--workers", "1,2"] : []))
         #expect(result.status == 64)
+        let said =
+            command == "sweep"
+            ? "Error: --size 20000x20000 has 400000000 pixels, 2 pictures of them; mandel sweep keeps each point's "
+                + "whole picture in memory: at most 268435456 pixels in all (16384x16384)"
+            : "Error: --size 20000x20000 has 400000000 pixels; mandel compare keeps whole pictures in memory: at most "
+                + "268435456 (16384x16384)"
+        #expect(result.standardError.hasPrefix(said), "\(result.standardError)")
+    }
+
+    /// The points' runs are interleaved, so every point's picture is kept to the end: the limit is on their sum.
+    @Test(
+        "sweep refuses points whose pictures together are too large to keep, though one of them would fit",
+        arguments: [["--workers", "1,2,4"], ["--tile", "16,32,64"], ["--tile-wait", "0,1,2"]])
+    func pointsTooLargeTogether(axis: [String]) throws {
+        // 10000x10000 is 100,000,000 pixels: one fits under 268,435,456, three do not.
+        let result = try MandelProcess.run(["sweep", "--size", "10000"] + axis)
+        #expect(result.status == 64)
         #expect(
             result.standardError.hasPrefix(
-                "Error: --size 20000x20000 has 400000000 pixels; mandel \(command) keeps whole pictures in memory"),
-            "\(result.standardError)")
+                "Error: --size 10000x10000 has 100000000 pixels, 3 pictures of them; mandel sweep keeps each "
+                    + "point's whole picture in memory"), "\(result.standardError)")
     }
 }
 

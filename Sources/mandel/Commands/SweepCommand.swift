@@ -16,7 +16,9 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             Give a list to exactly one of --workers (e.g. 1,2,4,8), --tile (e.g. 8,16,32,64,128,256,512, \
             square tiles), --tile-wait (e.g. 0,1,5,20 milliseconds) or, with --color histogram, \
             --merge-batch (e.g. 1,16,256,4096 values; add --merge queue,mutex,barrier,atomic,private for \
-            a row per mechanism). Each point is measured as 'mandel compare' measures. At tiny tiles the \
+            a row per mechanism). Each point is measured as 'mandel compare' measures, and the points' \
+            runs are interleaved too (every point's first run, then every point's second, …), so that a \
+            machine that slows down midway slows every point alike. At tiny tiles the \
             per-task cost of a Thread, an Operation, a GCD block and a Task shows up plainly; with tiles \
             that wait, which pools grow and which starve; with tiny batches, what each way of sharing \
             the histogram costs.
@@ -75,10 +77,13 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     mutating func validate() throws {
-        try view.validateFitsInMemory(because: "mandel sweep keeps whole pictures in memory")
         try work.validateTiles(fitIn: view.size)
         let workerList = work.workers ?? []
         let tileList = work.tile ?? []
+        // Every point keeps its picture to the end: the points' runs are interleaved.
+        let points = max(workerList.count, tileList.count, behaviour.tileWait.count, sharing.mergeBatch?.count ?? 0)
+        try view.validateFitsInMemory(
+            because: "mandel sweep keeps each point's whole picture in memory", pictures: points)
         try sharing.validate(
             for: view.colorScheme, command: "sweep", lists: ["--merge", "--merge-batch"])
         try firstPicture.validate(colorScheme: view.colorScheme)
@@ -156,7 +161,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
                     template, warmup: measurement.warmup, runs: measurement.runs, sweeping: axis)
                 + (axis == .tileWait ? "" : WorkloadText.describe(behaviour))
                 + WorkloadText.describe(sharing, for: template, sweeping: axis))
-        var points: [SweepPoint] = []
+        var sessions: [MeasurementSession] = []
         for value in values {
             var job = template
             var pointBehaviour = behaviour
@@ -167,15 +172,17 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
             case .tileWait: pointBehaviour = behaviour.waiting(value)
             case .mergeBatch: sharings = sharing.sharings(batch: Int(value))
             }
-            let session = MeasurementSession(
-                entries: MeasurementSession.Entry.grid(
-                    measurement.strategyList, orders: work.orders, sharings: sharings), job: job,
-                warmup: measurement.warmup, runs: measurement.runs, cancellation: watch.cancellation,
-                behaviour: pointBehaviour, previewEvery: firstPicture.preview)
-            let comparison = try await session.measure()
-            if behaviour.cancelAfter == nil { try ensureIdenticalPixels(comparison) }
-            points.append(SweepPoint(value: value, comparison: comparison))
+            sessions.append(
+                MeasurementSession(
+                    entries: MeasurementSession.Entry.grid(
+                        measurement.strategyList, orders: work.orders, sharings: sharings), job: job,
+                    warmup: measurement.warmup, runs: measurement.runs, cancellation: watch.cancellation,
+                    behaviour: pointBehaviour, previewEvery: firstPicture.preview))
         }
+        // Round by round across the points, so that the machine's drift hits every point alike.
+        let comparisons = try await MeasurementSession.measure(sessions)
+        if behaviour.cancelAfter == nil { try comparisons.forEach(ensureIdenticalPixels) }
+        let points = zip(values, comparisons).map { SweepPoint(value: $0, comparison: $1) }
         try report.line(SweepTable.render(points, axis: axis))
         if axis == .workers {
             let fits = ScalingModel.fits(points.map { (Int($0.value), $0.comparison) })
