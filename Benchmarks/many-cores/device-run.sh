@@ -5,7 +5,9 @@
 # build) and mandel-after.xz, both `swift build -c release --static-swift-stdlib` for x86-64-v3,
 # stripped; lib/ with libpng16, libmpfr, libgmp, libz; commit (the after build's commit).
 # SMALL=1 shrinks every render (a rehearsal on a small machine). Steps skip once DEADLINE seconds
-# (default 480) have passed, so that what ran comes back.
+# (default 480) have passed, so that what ran comes back. STEPS lists the steps to run (default
+# "1 2 3 4 5"; step 6, the chapter's sweep over workers alone with the after build, runs only when
+# named).
 set -u
 D=$PWD/.devrun
 export LD_LIBRARY_PATH=$D/lib
@@ -18,6 +20,8 @@ step() { echo; echo "=== $* ($(date +%T), $((SECONDS - started)) s, load $(cut -
 left() { [ $((SECONDS - started)) -lt "$1" ]; }
 t() { local lim=$1; shift; timeout -k 5 "$lim" "$@"; echo "[rc=$?]"; }
 small=${SMALL:-}
+steps=" ${STEPS:-1 2 3 4 5} "
+wanted() { [[ "$steps" == *" $1 "* ]]; }
 one=2800x2800; I1=18000; mid=3200x2400; tiny=800x600
 [ -n "$small" ] && { one=700x700; I1=3000; mid=800x600; tiny=400x300; }
 V="--center -0.7453,0.1127 --zoom 180 --iterations 1500"
@@ -30,8 +34,8 @@ grep -o -w -E 'avx512f|avx2|fma' /proc/cpuinfo | sort | uniq -c
 cat /sys/fs/cgroup/cpu.max 2>/dev/null
 for b in before after; do echo "$b: $("$D/mandel-$b" --version)"; done
 
-step "1 process against gcd at $W workers, $one gray, $I1 iterations (about a second), before and after, 5 interleaved rounds"
-for r in 1 2 3 4 5; do
+wanted 1 && step "1 process against gcd at $W workers, $one gray, $I1 iterations (about a second), before and after, 5 interleaved rounds"
+wanted 1 && for r in 1 2 3 4 5; do
     for b in before after; do
         for s in gcd process; do
             left "$deadline" || break
@@ -45,8 +49,8 @@ for r in 1 2 3 4 5; do
     done
 done
 
-step "2 process against gcd at $W and $((2 * W)) workers, $mid, before and after"
-for r in 1; do
+wanted 2 && step "2 process against gcd at $W and $((2 * W)) workers, $mid, before and after"
+wanted 2 && for r in 1; do
     for w in "$W" $((2 * W)); do
         for b in before after; do
             left "$deadline" && t 90 "$D/mandel-$b" compare --size $mid $V --workers "$w" --strategies gcd,process \
@@ -55,8 +59,8 @@ for r in 1; do
     done
 done
 
-step "3 tiles 4..64 at $W workers, $tiny, before and after, 2 interleaved rounds"
-for r in 1 2; do
+wanted 3 && step "3 tiles 4..64 at $W workers, $tiny, before and after, 2 interleaved rounds"
+wanted 3 && for r in 1 2; do
     for b in before after; do
         left "$deadline" && t 90 "$D/mandel-$b" sweep --size $tiny $V --workers "$W" --tile 4,8,16,64 \
             --strategies serial,thread,operation,gcd,apply,tasks,pthread,process --runs 3 --warmup 1 \
@@ -65,16 +69,16 @@ for r in 1 2; do
 done
 tar czf "$OUT/exports.tar.gz" -C "$X" --exclude one.png .
 
-step "4 docs/measure/measure many-cores, the after build"
-if left $((deadline - 150)); then
+wanted 4 && step "4 docs/measure/measure many-cores, the after build"
+if wanted 4 && left $((deadline - 150)); then
     MANDEL_BINARY=$D/mandel-after MANDEL_COMMIT=$(cat "$D/commit") \
         MANDEL_SWIFT="Swift 6.3.1, --static-swift-stdlib, -march=x86-64-v3" \
         timeout -k 5 $((deadline - (SECONDS - started))) python3 docs/measure/measure many-cores
     echo "[rc=$?]"
     tar czf "$OUT/measure.tar.gz" docs/results/many-cores Benchmarks/results/many-cores
 fi
-step "5 the four-lane build at the Benchmarks Game, N = 16000, $W workers, against peak256.c on $W threads"
-if left $((deadline - 40)); then
+wanted 5 && step "5 the four-lane build at the Benchmarks Game, N = 16000, $W workers, against peak256.c on $W threads"
+if wanted 5 && left $((deadline - 40)); then
     best=0
     for k in 3 4 6; do
         gcc -O3 -march=x86-64-v3 -ffp-contract=off -fopenmp -DK=$k scripts/peak256.c -o "$X/peak-$k" || continue
@@ -95,5 +99,12 @@ if left $((deadline - 40)); then
         done
         [ -x "$X/peak" ] && echo "peak $(OMP_NUM_THREADS=$W "$X/peak" | awk '{print $3}')"
     done
+fi
+wanted 6 && step "6 the chapter's sweep over workers alone, 5 runs, the after build (its points interleaved)"
+if wanted 6; then
+    list=$(printf '%s\n' 1 2 4 8 "$W" $((2 * W)) | sort -n | uniq | paste -sd,)
+    t 300 "$D/mandel-after" sweep --size $mid $V --workers "$list" --runs 5 --warmup 1 \
+        --json "$X/W.json"
+    tar czf "$OUT/sweep.tar.gz" -C "$X" W.json
 fi
 step done
