@@ -137,10 +137,12 @@ struct ServeCommandTests {
         "the helpers serve keeps between tiles are its pool's capacity, no more: a tile of more workers ends the rest")
     func poolKeepsItsCapacity() throws {
         let capacity = max(2, ProcessorCount.available)
-        // One worker more than the pool keeps, and 64 tiles of 8x8: every worker's slot takes a helper.
+        // One worker more than the pool keeps, and at least as many tiles of 8x8: every worker's slot takes a helper.
         let server = try ServeProcess(["--strategy", "process", "--workers", "\(capacity + 1)", "--tile", "8x8"])
         defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
-        let target = "/tile?strategy=process&size=512x512&center=-0.1225,0.7449&zoom=2&iterations=20&window=0,0,64,64"
+        let side = 8 * Int(Double(capacity + 1).squareRoot().rounded(.up))
+        let target =
+            "/tile?strategy=process&size=512x512&center=-0.1225,0.7449&zoom=2&iterations=20&window=0,0,\(side),\(side)"
         #expect(try HTTPConnection.get(target, port: server.port).status == 200)
         try waitForSent(1, of: "process", port: server.port)
         // The one the pool cannot keep is ended within its second of grace.
