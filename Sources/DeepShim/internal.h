@@ -88,7 +88,8 @@ typedef struct {
     double zr, zi;
     /// A bound on the absolute error of the Double z (see step_error); 0 while z is extended.
     double error;
-    /// Whether the count may be wrong: the error bound passed UNTRUSTED_ERROR, or the escape was within it.
+    /// Whether the count may be wrong: the error bound passed DEEP_UNTRUSTED_ERROR, or the escape was
+    /// within twice it of the circle (deep_escape_untrusted).
     int untrusted;
     /// z where the orbit escaped.
     double escaped_re, escaped_im;

@@ -55,13 +55,6 @@ static inline void plain_step(double *zr, double *zi, double Zr, double Zi, doub
     *zr = nr;
 }
 
-/// The error bound past which a pixel's Double orbit is not trusted at all, even where its
-/// escape is clear of the bound: the orbit may have passed within the bound of the bailout
-/// circle at an earlier step. With it every count was the MPFR loop's at the 28 views measured
-/// (1–3% of the pixels counted again in MPFR); without it, 2 of 4,096 pixels were still wrong at
-/// one view of seven (docs/deep-zoom.md, "Exact by default").
-#define UNTRUSTED_ERROR 0x1p-7
-
 /// The error bound of z after the step z ← (2Z + z)·z + dc, from `error` before it: the error is
 /// amplified by the step's derivative 2(Z + z) (|Z + z|² is `full`), and the step adds its
 /// rounding, that of Z_m (a Double of the exact orbit) and that of dc. One expression for the
@@ -156,7 +149,7 @@ extended:
 plain:
     for (;;) {
         if (n >= limit) {
-            state->untrusted |= error > UNTRUSTED_ERROR;
+            state->untrusted |= error > DEEP_UNTRUSTED_ERROR;
             PIXEL_DONE(limit, 0, 0);
         }
         double norm = plain_norm(zr, zi);
@@ -232,7 +225,7 @@ plain:
         double fr = Zr + zr, fi = Zi + zi;
         double full = plain_norm(fr, fi);
         if (full > 4) {
-            state->untrusted |= error > UNTRUSTED_ERROR || sqrt(full) - 2 <= 2 * error;
+            state->untrusted |= deep_escape_untrusted(full, error);
             PIXEL_DONE(n, fr, fi);
         }
         if (full < norm || m == end) {

@@ -71,7 +71,10 @@ struct BehaviourTests {
             let workers = try #require(result["workers"] as? Int)
             let peak = try #require(result["peak_threads"] as? Int, "\(result["strategy"] ?? "?")")
             #expect(peak >= workers, "\(result["strategy"] ?? "?"): \(peak) threads for \(workers) workers")
-            #expect(try #require(result["peak_resident_bytes"] as? Int) > 1 << 20)
+            // Between a MiB and the machine's memory: a field of /proc/self/stat miscounted is far outside.
+            let resident = try #require(result["peak_resident_bytes"] as? Int)
+            #expect(
+                resident > 1 << 20 && UInt64(resident) < ProcessInfo.processInfo.physicalMemory, "\(resident) bytes")
             let mainQueue = try #require(result["main_queue"] as? [String: Any])
             #expect(Set(mainQueue.keys) == ["p50", "p99", "max", "missed_frames", "ticks"])
         }

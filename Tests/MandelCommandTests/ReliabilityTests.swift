@@ -358,6 +358,30 @@ struct ResourceTests {
             }
         }
     }
+
+    /// A sweep starts the threads of its widest point, wherever its list puts it, so its check
+    /// counts that point's, as that point's render would (every sweep of the tests ran unlimited,
+    /// so a check of the first point's went unseen, and failed mid-way at the widest).
+    @Test(
+        "a sweep under a thread limit its widest point does not fit is refused (71) before its first point, as that render is",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")),
+        arguments: [("thread", "1,8", 8, 12), ("thread", "8,1", 8, 12), ("process", "1,4", 4, 40)])
+    func sweepCountsItsWidestPoint(strategy: String, workers: String, widest: Int, limit: Int) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let launch = MandelProcess.Launch(shellSetup: "exec prlimit --nproc=\(limit) -- \"$0\" \"$@\"", asNobody: true)
+        // 64 tiles: every worker of the widest point has one.
+        let view = ["--size", "128", "--tile", "16"]
+        let render = try MandelProcess.run(
+            ["render", "--strategy", strategy, "--workers", "\(widest)"] + view + ["-o", "p.png"], in: folder,
+            launch: launch)
+        expectRefusal(render, status: 71, mentioning: "threads this run needs", leaving: folder)
+        let needed = try #require(render.firstErrorLine.firstMatch(of: /cannot start the \d+ threads/)).output
+        let sweep = try MandelProcess.run(
+            ["sweep", "--strategies", strategy, "--workers", workers, "--runs", "1", "--warmup", "0"] + view,
+            in: folder, launch: launch)
+        expectRefusal(sweep, status: 71, mentioning: String(needed), leaving: folder)
+    }
 }
 
 // MARK: - Reports that agree

@@ -1,5 +1,6 @@
 import Foundation
 import MandelServer
+import Platform
 import ProcessTestSupport
 import Testing
 
@@ -127,6 +128,33 @@ struct ServeCommandTests {
         try waitForSent(2, of: "process", port: server.port)
         #expect(server.helpers == helpers, "the next tile started new helpers")
         #expect(try server.stop(with: SIGTERM) < 2)
+        #expect(server.process.terminationStatus == 0)
+    }
+
+    /// Every test before kept at most two helpers (the pool's least capacity), so the pool never
+    /// had more given back than it keeps: one kept over its capacity went unseen.
+    @Test(
+        "the helpers serve keeps between tiles are its pool's capacity, no more: a tile of more workers ends the rest")
+    func poolKeepsItsCapacity() throws {
+        let capacity = max(2, ProcessorCount.available)
+        // One worker more than the pool keeps, and at least as many tiles of 8x8: every worker's slot takes a helper.
+        let server = try ServeProcess(["--strategy", "process", "--workers", "\(capacity + 1)", "--tile", "8x8"])
+        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
+        let side = 8 * Int(Double(capacity + 1).squareRoot().rounded(.up))
+        let target =
+            "/tile?strategy=process&size=512x512&center=-0.1225,0.7449&zoom=2&iterations=20&window=0,0,\(side),\(side)"
+        #expect(try HTTPConnection.get(target, port: server.port).status == 200)
+        try waitForSent(1, of: "process", port: server.port)
+        // The one the pool cannot keep is ended within its second of grace.
+        try waitUntil("the pool to end the helper it cannot keep", seconds: 20) { server.helpers.count == capacity }
+        let kept = server.helpers
+        usleep(1_500_000)
+        #expect(server.helpers == kept, "the pool's helpers changed while idle: \(kept) became \(server.helpers)")
+        // The next tile takes the kept ones and starts one more, and the pool again keeps its capacity.
+        #expect(try HTTPConnection.get(target, port: server.port).status == 200)
+        try waitForSent(2, of: "process", port: server.port)
+        try waitUntil("the pool to end the helper it cannot keep", seconds: 20) { server.helpers.count == capacity }
+        #expect(try server.stop(with: SIGTERM) < 5)
         #expect(server.process.terminationStatus == 0)
     }
 

@@ -107,6 +107,31 @@ struct DeepZoomTests {
         Double(zip(counts, oracle).filter { $0 == $1 }.count) / Double(oracle.count)
     }
 
+    /// The rule that sends a deep pixel to the MPFR count, as docs/deep-zoom.md states it. No view
+    /// of the tests (nor of the 28 measured) has a pixel that the escape's margin alone sends there:
+    /// the pictures cannot tell a margin of one bound from two, or none, so the rule is read here.
+    @Test(
+        "a deep pixel is untrusted when it escapes within twice its error bound of the circle, or its bound is past 2^-7"
+    )
+    func escapeUntrusted() {
+        for bound in [0x1p-40, 0x1p-30, 0x1p-12, 0x1p-8, 0x1p-7] {
+            for (margin, untrusted) in [
+                (0.0, true), (0.5, true), (1.0, true), (1.5, true), (1.9, true), (2.1, false),
+                (3.0, false), (1e6, false),
+            ] {
+                let modulus = 2 + margin * bound
+                #expect(
+                    deep_escape_untrusted(modulus * modulus, bound) == (untrusted ? 1 : 0),
+                    "|Z + z| = 2 + \(margin) bounds, bound \(bound)")
+            }
+        }
+        // Past 2^-7, an escape far from the circle is untrusted too: the orbit may have passed it before.
+        for modulus in [2.5, 10.0, 1e10] {
+            #expect(deep_escape_untrusted(modulus * modulus, 0x1p-7.nextUp) == 1)
+            #expect(deep_escape_untrusted(modulus * modulus, 0x1p-7) == 0)
+        }
+    }
+
     @Test("\"1e14\" at 64×64: at least 99.9% of the counts equal the oracle's, with and without BLA")
     func location1e14() async throws {
         let location = DeepLocations.location1e14

@@ -74,9 +74,15 @@ struct PictureWindowTests {
         }
     }
 
-    @Test("a window takes the picture's precision, and its reach doubles only beyond the picture")
-    func deepReach() throws {
-        let picture = try Self.deepPicture()
+    /// Supersampled too: a window's pixels are k samples each, so its offset in the grid of samples
+    /// is k times its offset in pixels (the reach of a window beyond a picture of 2 or 3 samples a
+    /// pixel was placed from its pixels, and fell short, with every test at 1).
+    @Test(
+        "a window takes the picture's precision, and its reach doubles only beyond the picture, at every supersampling",
+        arguments: [1, 2, 3])
+    func deepReach(supersampling: Int) throws {
+        var picture = try Self.deepPicture()
+        picture.supersampling = supersampling
         let whole = picture.deepReach
         let inside = picture.window(x: 10, y: 10, size: ImageSize(width: 8, height: 8)).deepReach
         #expect(inside.pictureSamples == whole.pictureSamples)

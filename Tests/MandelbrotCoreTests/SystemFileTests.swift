@@ -34,4 +34,33 @@ struct SystemFileTests {
         #expect(abs(render.user - 0.006) < 1e-12 && abs(render.system - 0.018) < 1e-12, "\(render)")
         #expect(CPUTime.zero.excluding(.zero) == .zero)
     }
+
+    /// `ProcessStat` counts the fields of `/proc/self/stat`; `/proc/self/status` names the same
+    /// numbers. A field miscounted reads another number: `vsize` (bytes, field 23) for `rss`
+    /// (pages, 24) made the resident memory of compare's JSON and serve's /events thousands of
+    /// times too large, and the only bound, "above 1 MiB", held.
+    @Test("ProcessStat's threads and resident memory are the ones /proc/self/status names")
+    func processStatFields() throws {
+        let stat = try #require(ProcessStat())
+        // Other tests run beside this one: the numbers move between readings. Taken in turn, the
+        // middle reading lies near the two around it (the resident memory of a test process moves
+        // by a few MiB; a field miscounted is off by thousands of times or is 0).
+        for _ in 0..<5 {
+            let before = ProcessSnapshot.now()
+            let middle = try #require(stat.read())
+            let after = ProcessSnapshot.now()
+            let (low, high) = (
+                min(before.residentBytes, after.residentBytes), max(before.residentBytes, after.residentBytes)
+            )
+            #expect(low > 1 << 20)
+            #expect(
+                middle.residentBytes >= low - (16 << 20) && middle.residentBytes <= high + (16 << 20),
+                "resident \(middle.residentBytes) bytes; /proc/self/status said \(before.residentBytes), \(after.residentBytes)"
+            )
+            let (fewest, most) = (min(before.threads, after.threads), max(before.threads, after.threads))
+            #expect(
+                middle.threads >= max(1, fewest - 8) && middle.threads <= most + 8,
+                "\(middle.threads) threads; /proc/self/status said \(before.threads), \(after.threads)")
+        }
+    }
 }
