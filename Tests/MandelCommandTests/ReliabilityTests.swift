@@ -269,7 +269,8 @@ struct ResourceTests {
                     + ["--precision", "perturbation", "--period", "off", "-o", "p.png"], in: folder,
                 launch: .init(shellSetup: "ulimit \(option) 600000"), deadline: 60)
             expectRefusal(result, status: 71, mentioning: "needs", leaving: folder)
-            room[option] = try #require(Self.roomSaid(result.firstErrorLine), "\(result.firstErrorLine)")
+            let said: Double = try #require(Self.roomSaid(result.firstErrorLine), "\(result.firstErrorLine)")
+            room[option] = said
         }
         let data = try #require(room["-d"])
         let address = try #require(room["-v"])
