@@ -1,5 +1,6 @@
 import ArgumentParser
 import Comparison
+import Deadline
 import MandelOptions
 import MandelbrotCore
 import RenderModel
@@ -20,35 +21,58 @@ struct InterleavedPointsTests {
             behaviour: try BehaviourOptions.parse(["--heartbeat", "off"]))
     }
 
-    @Test("three points, three runs: every point's first run, then every point's second, then every third")
-    func roundByRound() async throws {
-        let sessions = try [1, 2, 3].map { try Self.session(workers: $0, strategies: ["serial", "gcd"], runs: 3) }
-        var order: [(session: Int, round: Int, strategy: String, start: UInt64)] = []
-        let comparisons = try await MeasurementSession.measure(sessions) { run in
-            order.append((run.session, run.round, run.entry.name, run.report.startNanoseconds))
-            #expect(run.isLast == (run.round == 2))
-        }
-        let expected = (0..<3).flatMap { round in
-            (0..<3).flatMap { session in ["serial", "gcd"].map { (session, round, $0) } }
-        }
-        #expect(order.map { "\($0.session)/\($0.round)/\($0.strategy)" } == expected.map { "\($0.0)/\($0.1)/\($0.2)" })
-        // The runs started in that order, one after the other.
-        #expect(zip(order, order.dropFirst()).allSatisfy { $0.start < $1.start })
-        // Each point's comparison has its own workers and every one of its runs.
-        #expect(comparisons.map { $0.results.map(\.workers) } == [[1, 1], [1, 2], [1, 3]])
-        #expect(comparisons.allSatisfy { $0.results.allSatisfy { $0.wall.values.count == 3 } })
+    /// What a measurement shows of its runs: each counted run's "session/round/strategy/last", its start,
+    /// and each comparison's workers and run counts.
+    struct Seen: Sendable {
+        var runs: [String] = []
+        var starts: [UInt64] = []
+        var workers: [[Int]] = []
+        var counts: [[Int]] = []
+        var mismatched: [[String]] = []
     }
 
-    @Test("one session measured alone is the same measurement: its runs in rounds, its last run handed over")
-    func oneSession() async throws {
-        let session = try Self.session(workers: 2, strategies: ["serial", "thread", "tasks"], runs: 2)
-        var last: [String] = []
-        let comparison = try await session.measure { entry, canvas, report in
-            last.append(entry.name)
-            #expect(canvas.checksum != 0 && report.plannedWorkers == (entry.name == "serial" ? 1 : 2))
+    /// Measures `sessions` together, within the deadline every render test has.
+    static func measured(
+        _ sessions: @escaping @MainActor @Sendable () throws -> [MeasurementSession]
+    ) async throws -> Seen {
+        try await withDeadline(waitingFor: "a measurement of small pictures") { try await see(sessions()) }
+    }
+
+    private static func see(_ sessions: [MeasurementSession]) async throws -> Seen {
+        var seen = Seen()
+        let comparisons = try await MeasurementSession.measure(sessions) { run in
+            seen.runs.append("\(run.session)/\(run.round)/\(run.entry.name)/\(run.isLast)")
+            seen.starts.append(run.report.startNanoseconds)
         }
-        #expect(last == ["serial", "thread", "tasks"])
-        #expect(comparison.results.map(\.wall.values.count) == [2, 2, 2])
-        #expect(comparison.mismatchedStrategies.isEmpty)
+        seen.workers = comparisons.map { $0.results.map(\.workers) }
+        seen.counts = comparisons.map { $0.results.map(\.wall.values.count) }
+        seen.mismatched = comparisons.map(\.mismatchedStrategies)
+        return seen
+    }
+
+    @Test("three points, three runs: every point's first run, then every point's second, then every third")
+    func roundByRound() async throws {
+        let seen = try await Self.measured {
+            try [1, 2, 3].map { try Self.session(workers: $0, strategies: ["serial", "gcd"], runs: 3) }
+        }
+        let expected = (0..<3).flatMap { round in
+            (0..<3).flatMap { session in ["serial", "gcd"].map { "\(session)/\(round)/\($0)/\(round == 2)" } }
+        }
+        #expect(seen.runs == expected)
+        // The runs started in that order, one after the other.
+        #expect(zip(seen.starts, seen.starts.dropFirst()).allSatisfy { $0 < $1 })
+        // Each point's comparison has its own workers and every one of its runs.
+        #expect(seen.workers == [[1, 1], [1, 2], [1, 3]])
+        #expect(seen.counts == [[3, 3], [3, 3], [3, 3]])
+    }
+
+    @Test("one session measured alone is the same measurement: its runs in rounds, the same pixels")
+    func oneSession() async throws {
+        let seen = try await Self.measured {
+            [try Self.session(workers: 2, strategies: ["serial", "thread", "tasks"], runs: 2)]
+        }
+        #expect(seen.runs.filter { $0.hasSuffix("/true") } == ["0/1/serial/true", "0/1/thread/true", "0/1/tasks/true"])
+        #expect(seen.workers == [[1, 2, 2]] && seen.counts == [[2, 2, 2]])
+        #expect(seen.mismatched == [[]])
     }
 }
