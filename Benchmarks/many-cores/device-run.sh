@@ -34,51 +34,57 @@ grep -o -w -E 'avx512f|avx2|fma' /proc/cpuinfo | sort | uniq -c
 cat /sys/fs/cgroup/cpu.max 2>/dev/null
 for b in before after; do echo "$b: $("$D/mandel-$b" --version)"; done
 
-wanted 1 && step "1 process against gcd at $W workers, $one gray, $I1 iterations (about a second), before and after, 5 interleaved rounds"
-wanted 1 && for r in 1 2 3 4 5; do
-    for b in before after; do
-        for s in gcd process; do
-            left "$deadline" || break
-            a=$(date +%s.%N)
-            timeout -k 5 60 "$D/mandel-$b" render --size $one --center -0.7453,0.1127 --zoom 180 --iterations $I1 \
-                --color gray --workers "$W" --strategy $s -o "$X/one.png" --json > "$X/R-$b-$s-$r.json"
-            rc=$?
-            e=$(date +%s.%N)
-            echo "R $b $s $r $rc $(awk -v a="$a" -v e="$e" 'BEGIN {print e - a}')" | tee -a "$X/whole.txt"
+if wanted 1; then
+    step "1 process against gcd at $W workers, $one gray, $I1 iterations (about a second), before and after, 5 interleaved rounds"
+    for r in 1 2 3 4 5; do
+        for b in before after; do
+            for s in gcd process; do
+                left "$deadline" || break
+                a=$(date +%s.%N)
+                timeout -k 5 60 "$D/mandel-$b" render --size $one --center -0.7453,0.1127 --zoom 180 \
+                    --iterations $I1 --color gray --workers "$W" --strategy $s -o "$X/one.png" --json \
+                    > "$X/R-$b-$s-$r.json"
+                rc=$?
+                e=$(date +%s.%N)
+                echo "R $b $s $r $rc $(awk -v a="$a" -v e="$e" 'BEGIN {print e - a}')" | tee -a "$X/whole.txt"
+            done
         done
     done
-done
+fi
 
-wanted 2 && step "2 process against gcd at $W and $((2 * W)) workers, $mid, before and after"
-wanted 2 && for r in 1; do
+if wanted 2; then
+    step "2 process against gcd at $W and $((2 * W)) workers, $mid, before and after"
     for w in "$W" $((2 * W)); do
         for b in before after; do
             left "$deadline" && t 90 "$D/mandel-$b" compare --size $mid $V --workers "$w" --strategies gcd,process \
-                --runs 3 --warmup 1 --json "$X/Q-$b-$w-$r.json"
+                --runs 3 --warmup 1 --json "$X/Q-$b-$w-1.json"
         done
     done
-done
+fi
 
-wanted 3 && step "3 tiles 4..64 at $W workers, $tiny, before and after, 2 interleaved rounds"
-wanted 3 && for r in 1 2; do
-    for b in before after; do
-        left "$deadline" && t 90 "$D/mandel-$b" sweep --size $tiny $V --workers "$W" --tile 4,8,16,64 \
-            --strategies serial,thread,operation,gcd,apply,tasks,pthread,process --runs 3 --warmup 1 \
-            --json "$X/T-$b-$r.json"
+if wanted 3; then
+    step "3 tiles 4..64 at $W workers, $tiny, before and after, 2 interleaved rounds"
+    for r in 1 2; do
+        for b in before after; do
+            left "$deadline" && t 90 "$D/mandel-$b" sweep --size $tiny $V --workers "$W" --tile 4,8,16,64 \
+                --strategies serial,thread,operation,gcd,apply,tasks,pthread,process --runs 3 --warmup 1 \
+                --json "$X/T-$b-$r.json"
+        done
     done
-done
-tar czf "$OUT/exports.tar.gz" -C "$X" --exclude one.png .
+fi
+if wanted 1 || wanted 2 || wanted 3; then tar czf "$OUT/exports.tar.gz" -C "$X" --exclude one.png .; fi
 
-wanted 4 && step "4 docs/measure/measure many-cores, the after build"
 if wanted 4 && left $((deadline - 150)); then
+    step "4 docs/measure/measure many-cores, the after build"
     MANDEL_BINARY=$D/mandel-after MANDEL_COMMIT=$(cat "$D/commit") \
         MANDEL_SWIFT="Swift 6.3.1, --static-swift-stdlib, -march=x86-64-v3" \
         timeout -k 5 $((deadline - (SECONDS - started))) python3 docs/measure/measure many-cores
     echo "[rc=$?]"
     tar czf "$OUT/measure.tar.gz" docs/results/many-cores Benchmarks/results/many-cores
 fi
-wanted 5 && step "5 the four-lane build at the Benchmarks Game, N = 16000, $W workers, against peak256.c on $W threads"
+
 if wanted 5 && left $((deadline - 40)); then
+    step "5 the four-lane build at the Benchmarks Game, N = 16000, $W workers, against peak256.c on $W threads"
     best=0
     for k in 3 4 6; do
         gcc -O3 -march=x86-64-v3 -ffp-contract=off -fopenmp -DK=$k scripts/peak256.c -o "$X/peak-$k" || continue
@@ -92,19 +98,19 @@ if wanted 5 && left $((deadline - 40)); then
     for r in 1 2 3; do
         for s in gcd thread apply pthread; do
             a=$(date +%s.%N)
-            timeout -k 5 30 "$D/mandel-after" render --preset benchmarks-game --size 16000 --format pbm --workers "$W" \
-                --strategy $s -o - > /dev/null
+            timeout -k 5 30 "$D/mandel-after" render --preset benchmarks-game --size 16000 --format pbm \
+                --workers "$W" --strategy $s -o - > /dev/null
             e=$(date +%s.%N)
             echo "bg $s $r $(awk -v a="$a" -v e="$e" 'BEGIN {print e - a}')"
         done
         [ -x "$X/peak" ] && echo "peak $(OMP_NUM_THREADS=$W "$X/peak" | awk '{print $3}')"
     done
 fi
-wanted 6 && step "6 the chapter's sweep over workers alone, 5 runs, the after build (its points interleaved)"
+
 if wanted 6; then
+    step "6 the chapter's sweep over workers alone, 5 runs, the after build (its points interleaved)"
     list=$(printf '%s\n' 1 2 4 8 "$W" $((2 * W)) | sort -n | uniq | paste -sd,)
-    t 300 "$D/mandel-after" sweep --size $mid $V --workers "$list" --runs 5 --warmup 1 \
-        --json "$X/W.json"
+    t 300 "$D/mandel-after" sweep --size $mid $V --workers "$list" --runs 5 --warmup 1 --json "$X/W.json"
     tar czf "$OUT/sweep.tar.gz" -C "$X" W.json
 fi
 step done
