@@ -87,6 +87,8 @@ let package = Package(
             swiftSettings: pixelSwiftSettings),
         // Byte-wide atomic updates for bilevel rows, which Swift's atomics cannot do on raw memory.
         .target(name: "AtomicShim"),
+        // A coverage build's counts written before `_exit`, which runs no exit handler (scripts/coverage).
+        .target(name: "CoverageShim"),
         // Vector lanes read as bits in one instruction, which Swift's SIMD masks cannot be.
         .target(name: "LaneBits"),
         // Deep zoom: the reference orbit in GNU MPFR, the pixels as perturbations of it (see docs/deep-zoom.md).
@@ -149,7 +151,7 @@ let package = Package(
                 name: "RenderModel",
                 dependencies: [
                     "MandelOptions", "MandelbrotCore", "StrategyCatalog", "ImageFiles", "Comparison", "WorkVisuals",
-                    "Platform", "Probes", "ProcessDriver",
+                    "Platform", "Probes", "ProcessDriver", "CoverageShim",
                     .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 ],
                 swiftSettings: sharedSwiftSettings

@@ -1,3 +1,4 @@
+import CoverageShim
 import Glibc
 import MandelOptions
 package import MandelbrotCore
@@ -122,8 +123,10 @@ package enum ProcessStart {
     }
 
     /// Ends the process at once with `status`: no exit handlers, which on a busy process
-    /// could run into Dispatch's teardown; every output is already written or removed.
+    /// could run into Dispatch's teardown; every output is already written or removed. A coverage
+    /// build writes its counts first (`scripts/coverage`); any other build has none to write.
     package static func exit(_ status: Int32) -> Never {
+        mandel_write_coverage()
         _exit(status)
     }
 }

@@ -1,0 +1,2 @@
+// The header's inline function is the whole module; SwiftPM needs one source file.
+#include "CoverageShim.h"
