@@ -35,9 +35,6 @@ package struct StrategyBehaviour: Sendable {
             (p50, p99, max, missedFrames, ticks) = (nil, nil, nil, nil, 0)
         }
 
-        /// Whether any tick was due: the figures exist.
-        package var isMeasured: Bool { max != nil }
-
         private enum CodingKeys: String, CodingKey { case p50, p99, max, missedFrames, ticks }
 
         /// Every key, with null for a figure that was not measured.

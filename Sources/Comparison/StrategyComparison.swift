@@ -23,9 +23,6 @@ package struct StrategyComparison: Sendable {
     /// Whether there are runs enough to call one strategy the fastest.
     package var hasVerdicts: Bool { results.allSatisfy { $0.wall.medianInterval != nil } }
 
-    /// The baseline's result, if it was measured.
-    package var baseline: StrategyResult? { results.first { $0.strategy == baselineName } }
-
     /// The name of the row `result`'s speedup is measured against.
     package func baselineName(for result: StrategyResult) -> String { result.baseline ?? baselineName }
 

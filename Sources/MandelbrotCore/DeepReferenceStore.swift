@@ -47,9 +47,6 @@ public final class DeepReferenceStore: Sendable {
     /// How many references are kept now.
     public var count: Int { entries.withLock { $0.count } }
 
-    /// Drops every kept reference (renders under way keep theirs until they end).
-    public func removeAll() { entries.withLock { $0.removeAll() } }
-
     /// The reference for `key`: the kept one, or the one `make` computes (kept unless it is nil,
     /// a cancelled computation). Two renders that miss at once both compute it; the second one
     /// kept replaces the first, which is the same.

@@ -15,9 +15,6 @@ public struct PixelSize: Hashable, Sendable, CustomStringConvertible {
     /// Width × height.
     public var pixelCount: Int { width * height }
 
-    /// The whole area as a rectangle at the origin.
-    public var bounds: PixelRect { PixelRect(x: 0, y: 0, width: width, height: height) }
-
     /// `WxH`.
     public var description: String { "\(width)x\(height)" }
 }

@@ -55,8 +55,6 @@ public struct RenderJob: Sendable {
         /// The picture's row that is this job's row 0 (negative above the picture).
         public let firstRow: Int
 
-        /// The whole picture's height.
-        public var pictureHeight: Int { pictureSize.height }
     }
     /// A view past `Double`'s precision, rendered by perturbation; nil renders ``region`` with `Double`s.
     /// ``region`` then holds the view rounded to `Double`s, for reports only.

@@ -29,9 +29,6 @@ public final class HelperPool: Sendable {
         self.capacity = capacity ?? max(2, ProcessorCount.available)
     }
 
-    /// Helpers waiting for a pass now.
-    public var idleCount: Int { idle.withLock { $0.count } }
-
     /// A waiting helper, or a new one started on the pool's thread.
     func take(
         executable: String, slot: Int, generation: Int, deadlineNanoseconds: UInt64

@@ -34,6 +34,4 @@ final class WorkerRegistry: Sendable {
         return worker
     }
 
-    /// How many threads have taken part so far.
-    var count: Int { nextWorker.load(ordering: .relaxed) }
 }
