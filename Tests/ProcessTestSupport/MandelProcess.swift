@@ -51,9 +51,9 @@ package struct MandelProcess {
     /// killed and ``DeadlinePassed`` thrown, naming the command.
     package static func run(
         _ arguments: [String], in folder: String? = nil, launch: Launch = .plain,
-        deadline seconds: Double = deadlineSeconds
+        environment: [String: String] = [:], deadline seconds: Double = deadlineSeconds
     ) throws -> Result {
-        let process = try start(arguments, in: folder, launch: launch)
+        let process = try start(arguments, in: folder, launch: launch, environment: environment)
         let watchdog = Watchdog(process, seconds: seconds)
         let outData = (process.standardOutput as? Pipe)?.fileHandleForReading.readDataToEndOfFile() ?? Data()
         let errData = (process.standardError as! Pipe).fileHandleForReading.readDataToEndOfFile()
