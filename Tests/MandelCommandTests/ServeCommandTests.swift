@@ -202,6 +202,13 @@ struct ServeCommandTests {
             (["--preset", "benchmarks-game"], "preset"),
             (["--max-iterations", "100", "--iterations", "101"], "--max-iterations 100"),
             (["--queue", "-1"], "--queue"),
+            // Each range's both ends, one past each, in the words of the option's own check.
+            (["--max-iterations", "0"], "--max-iterations must be from 1 to 4294967294 (got 0)"),
+            (["--max-iterations", "4294967295"], "--max-iterations must be from 1 to 4294967294 (got 4294967295)"),
+            (["--slots", "0"], "--slots must be from 1 to 64 (got 0)"),
+            (["--slots", "65"], "--slots must be from 1 to 64 (got 65)"),
+            (["--queue", "10001"], "--queue must be from 0 to 10000 tiles (got 10001)"),
+            (["--port", "-1"], "--port must be from 0 to 65535 (got -1)"),
         ])
     func badStart(arguments: [String], mention: String) throws {
         // A refusal takes well under a second; a server that started is killed at the deadline.
@@ -209,6 +216,26 @@ struct ServeCommandTests {
         expectRefusal(result, status: 64, mentioning: mention)
         #expect(result.standardOutput.isEmpty, "printed \(result.standardOutput)")
         #expect(result.standardError.split(separator: "\n").filter { $0.hasPrefix("Error:") }.count == 1)
+    }
+
+    /// The other side of badStart's ranges: each end itself is taken, and the server serves.
+    @Test(
+        "the ends of serve's ranges are taken: --slots 1 and 64, --queue 0 and 10000, --max-iterations 1 and 4294967294"
+    )
+    func rangeEndsTaken() throws {
+        for arguments in [
+            ["--slots", "1", "--queue", "0", "--max-iterations", "1", "--iterations", "1"],
+            ["--slots", "64", "--queue", "10000", "--max-iterations", "4294967294"],
+        ] {
+            let server = try ServeProcess(arguments)
+            #expect(server.port > 0, "\(arguments)")
+            let health = try HTTPConnection.get("/health", port: server.port, deadline: 10)
+            #expect(health.status == 200 && health.text == "ok\n", "\(arguments): /health \(health.status)")
+            let config = try HTTPConnection.get("/config", port: server.port, deadline: 10).json()
+            let maximum = arguments[arguments.firstIndex(of: "--max-iterations")! + 1]
+            #expect((config["max_iterations"] as? Int).map(String.init) == maximum, "\(config["max_iterations"] ?? "")")
+            _ = try server.stop(with: SIGKILL)
+        }
     }
 
     /// `/events` from the real process, whose main queue runs (in a test runner's process it does not): a
