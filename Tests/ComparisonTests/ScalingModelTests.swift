@@ -62,6 +62,17 @@ struct ScalingModelTests {
         #expect(model.contention >= 0 && model.coherency >= 0)
     }
 
+    /// Points on the law's curve with σ = 0.2 and κ = −0.01 (y = N/S − 1 = 0.18, 0.48, 0.84 at 2, 4, 8):
+    /// the two-parameter fit finds κ < 0, which has no meaning, so κ is 0 and σ is Amdahl's fit of
+    /// the same points, Σay/Σa² = (0.18 + 3·0.48 + 7·0.84)/(1 + 9 + 49) = 7.5/59.
+    @Test("a fit whose kappa comes out negative: kappa 0, and sigma Amdahl's fit of the same points")
+    func negativeKappa() throws {
+        let model = try #require(ScalingModel(times: [(1, 1.0), (2, 1.18 / 2), (4, 1.48 / 4), (8, 1.84 / 8)]))
+        #expect(model.coherency == 0)
+        #expect(abs(model.contention - 7.5 / 59) < 1e-12, "sigma \(model.contention)")
+        #expect(abs(model.serialFraction - 7.5 / 59) < 1e-12, "Amdahl's \(model.serialFraction)")
+    }
+
     /// No σ, κ ≥ 0 gives more than N at N workers: a point above that is missed by at least its excess.
     @Test("a superlinear point alone: the best any sigma and kappa can do is to miss it by 1/11, as the fit does")
     func superlinearFloor() throws {
