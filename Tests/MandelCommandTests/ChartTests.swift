@@ -1,0 +1,559 @@
+import Comparison
+import Foundation
+import MandelbrotCore
+import ProcessTestSupport
+import RenderModel
+import StrategyCatalog
+import Testing
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// The behaviour charts of `mandel compare` and the charts of `mandel sweep`, read back from their SVG: the
+/// titles and axes, a series or bar per strategy, and the values against the JSON the same run exported.
+@Suite("Charts of compare and sweep, read back")
+struct ChartTests {
+    @Test("compare --threads-chart: a line per strategy, a point per 10 ms window, peaking at the JSON's peak_threads")
+    func compareThreads() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // 4 tiles, each waiting 40 ms: serial takes at least 160 ms, the others about 80 ms, so several windows.
+        let result = try MandelProcess.run(
+            [
+                "compare", "--size", "32", "--tile", "16", "--workers", "2", "--iterations", "64", "--tile-wait", "40",
+                "--warmup", "0", "--runs", "1", "--threads-chart", "t.svg", "--json", "c.json",
+            ], in: folder)
+        try #require(result.status == 0, "\(result.standardError)")
+        let rows = try ChartRows(jsonAt: folder + "/c.json")
+        let chart = try SVGChartFile(path: folder + "/t.svg")
+        #expect(chart.title == "mandel compare: the process's threads while each strategy renders")
+        #expect(chart.heading == chart.title)
+        #expect(
+            chart.subtitle
+                == "32x32, tiles 16x16, 2 workers, each tile waits 40.0 ms (blocking); last counted run, 10 ms samples")
+        #expect(chart.xLabel == "time since the start (ms)")
+        #expect(chart.yLabel == "threads (instruments not counted)")
+        #expect(chart.legend == StrategyCatalog.names)
+        #expect(chart.series.map(\.name) == StrategyCatalog.names)
+        #expect(rows.names == StrategyCatalog.names)
+        let xAxis = try chart.xAxis(logarithmic: false)
+        let yAxis = try chart.yAxis(logarithmic: false)
+        for (name, group) in chart.series {
+            let row = try rows.row(name)
+            // A time series: no markers, one polyline whose points are the windows in order.
+            #expect(group.descendants("circle").isEmpty, "\(name)")
+            let points = try #require(group.descendants("polyline").first).polylinePoints.map {
+                (x: xAxis.value(at: $0.x), y: yAxis.value(at: $0.y))
+            }
+            let wallMilliseconds = try row.number("median") * 1000
+            // The sampler starts before the render and stops after it: no more windows than its wall time
+            // covers, with a second's room for a loaded machine; at least one.
+            #expect(
+                !points.isEmpty && Double(points.count - 1) * 10 <= wallMilliseconds + 1000,
+                "\(name): \(points.count) windows for \(wallMilliseconds) ms")
+            for (window, point) in points.enumerated() {
+                #expect(abs(point.x - Double(window) * 10) < 0.01, "\(name): window \(window) drawn at \(point.x) ms")
+                #expect(abs(point.y - point.y.rounded()) < 0.01, "\(name): \(point.y) threads")
+                #expect(point.y >= 1, "\(name): \(point.y) threads")
+            }
+            let peak = try row.integer("peak_threads")
+            #expect(
+                abs((points.map(\.y).max() ?? 0) - Double(peak)) < 0.01,
+                "\(name): the chart peaks at \(points.map(\.y).max() ?? 0), the JSON says \(peak)")
+            if name == "serial" {
+                #expect(points.count >= 2, "serial rendered for \(wallMilliseconds) ms in \(points.count) window")
+            }
+        }
+    }
+
+    @Test("compare --latency-chart: a bar per strategy at its p99, the whisker from p50 to max, as in the JSON")
+    func compareLatency() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Each render waits at least 40 ms: the heartbeat (every 2 ms) ticks during every one of them.
+        let result = try MandelProcess.run(
+            [
+                "compare", "--size", "32", "--tile", "16", "--workers", "2", "--iterations", "64", "--tile-wait", "20",
+                "--tile-wait-mode", "async", "--warmup", "0", "--runs", "1", "--latency-chart", "l.svg", "--json",
+                "c.json",
+            ], in: folder)
+        try #require(result.status == 0, "\(result.standardError)")
+        let rows = try ChartRows(jsonAt: folder + "/c.json")
+        let chart = try SVGChartFile(path: folder + "/l.svg")
+        #expect(chart.title == "mandel compare: how late the main queue ran")
+        #expect(chart.heading == chart.title)
+        #expect(
+            chart.subtitle
+                == "32x32, tiles 16x16, 2 workers, each tile waits 20.0 ms (async); heartbeat every tick, all counted runs"
+        )
+        #expect(chart.xLabel == "heartbeat lateness (ms); shorter is more responsive")
+        #expect(chart.legend == ["bar: 99th percentile", "whisker: median to max"])
+        #expect(chart.series.map(\.name) == StrategyCatalog.names)
+        let axis = try chart.xAxis(logarithmic: false)
+        for (name, group) in chart.series {
+            let queue = try #require(try rows.row(name).object["main_queue"] as? [String: Any], "\(name)")
+            let (p50, p99, max) = (
+                try #require(queue["p50"] as? Double, "\(name)") * 1000,
+                try #require(queue["p99"] as? Double, "\(name)") * 1000,
+                try #require(queue["max"] as? Double, "\(name)") * 1000
+            )
+            #expect(0 < p50 && p50 <= p99 && p99 <= max, "\(name): p50 \(p50), p99 \(p99), max \(max) ms")
+            let bar = try ChartBar(group, on: axis)
+            #expect(bar.label == name)
+            #expect(close(bar.start, 0), "\(name): the bar starts at \(bar.start)")
+            #expect(close(bar.end, p99), "\(name): bar to \(bar.end) ms, p99 \(p99) ms")
+            #expect(close(bar.whiskerLow, p50), "\(name): whisker from \(bar.whiskerLow) ms, p50 \(p50) ms")
+            #expect(close(bar.whiskerHigh, max), "\(name): whisker to \(bar.whiskerHigh) ms, max \(max) ms")
+            #expect(bar.whiskerLow <= bar.end && bar.end <= bar.whiskerHigh, "\(name): the bar lies inside its whisker")
+            // The tooltip names the same three figures (as median, min and max: SVGChart's words for any bar).
+            #expect(bar.tooltip.count == 3, "\(name): \(bar.tooltip)")
+            for (shown, value) in zip(bar.tooltip, [p99, p50, max]) {
+                #expect(abs(shown - value) <= SVGChartFile.rounding(of: value), "\(name): \(shown) for \(value)")
+            }
+        }
+    }
+
+    @Test("compare --first-picture-chart: a bar per strategy at its preview, the whisker to the full picture")
+    func compareFirstPicture() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Three runs: the medians lie apart from the fastest and the slowest run, which the whisker must not show.
+        let result = try MandelProcess.run(
+            [
+                "compare", "--size", "32", "--tile", "16", "--workers", "2", "--iterations", "64", "--preview", "4",
+                "--warmup", "0", "--runs", "3", "--first-picture-chart", "f.svg", "--json", "c.json",
+            ], in: folder)
+        try #require(result.status == 0, "\(result.standardError)")
+        let rows = try ChartRows(jsonAt: folder + "/c.json")
+        let chart = try SVGChartFile(path: folder + "/f.svg")
+        #expect(chart.title == "mandel compare: time to the first picture")
+        #expect(chart.heading == chart.title)
+        #expect(
+            chart.subtitle
+                == "32x32, 64 iterations, tiles 16x16, 2 workers; preview of every 4th pixel, medians of the counted runs"
+        )
+        #expect(chart.xLabel == "ms after the start; shorter is sooner")
+        #expect(chart.legend == ["bar: the preview", "whisker: the full picture"])
+        #expect(chart.series.map(\.name) == StrategyCatalog.names)
+        let axis = try chart.xAxis(logarithmic: false)
+        for (name, group) in chart.series {
+            let row = try rows.row(name)
+            let first = try row.number("first_picture_seconds") * 1000
+            let full = try row.number("median") * 1000
+            #expect(0 < first && first <= full, "\(name): preview at \(first) ms, full picture at \(full) ms")
+            let bar = try ChartBar(group, on: axis)
+            #expect(bar.label == name)
+            #expect(close(bar.start, 0), "\(name): the bar starts at \(bar.start)")
+            #expect(close(bar.end, first), "\(name): bar to \(bar.end) ms, preview at \(first) ms")
+            #expect(close(bar.whiskerLow, first), "\(name): whisker from \(bar.whiskerLow) ms, preview at \(first) ms")
+            #expect(close(bar.whiskerHigh, full), "\(name): whisker to \(bar.whiskerHigh) ms, full at \(full) ms")
+            #expect(bar.end > 0 && bar.end <= bar.whiskerHigh, "\(name): the preview comes first")
+        }
+    }
+
+    @Test("sweep --tile --chart: wall time against tile size, both axes logarithmic, a point per tile and strategy")
+    func sweepTiles() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            [
+                "sweep", "--size", "32", "--workers", "2", "--iterations", "64", "--tile", "8,16,32", "--strategies",
+                "thread", "--warmup", "0", "--runs", "1", "--chart", "s.svg", "--json", "s.json",
+            ], in: folder)
+        try #require(result.status == 0, "\(result.standardError)")
+        #expect(!result.standardOutput.contains("preview"), "no preview asked, no preview matrix")
+        let points = try SweepPoints(jsonAt: folder + "/s.json", key: "tile")
+        #expect(points.values == ["8x8", "16x16", "32x32"])
+        let chart = try SVGChartFile(path: folder + "/s.svg")
+        #expect(chart.title == "mandel sweep: wall time against tile size")
+        #expect(chart.heading == chart.title)
+        #expect(chart.subtitle == "32x32, 64 iterations, 2 workers; square tiles, side in pixels")
+        #expect(chart.xLabel == "tile side (pixels) (log scale)")
+        #expect(chart.yLabel == "median wall time (ms) (log scale)")
+        #expect(chart.series.map(\.name) == ["serial", "thread"])
+        #expect(chart.legend == ["serial", "thread"])
+        let yAxis = try chart.yAxis(logarithmic: true)
+        for (name, group) in chart.series {
+            let markers = try group.descendants("circle").map { try ChartMarker($0, series: name) }
+            #expect(markers.map(\.x) == [8, 16, 32], "\(name)")
+            for (marker, point) in zip(markers, points.rows) {
+                let median = try point.row(name).number("median") * 1000
+                #expect(
+                    abs(marker.y - median) <= SVGChartFile.rounding(of: median), "\(name): \(marker.y) for \(median)")
+                // Drawn where the logarithmic axis puts the JSON's median.
+                #expect(
+                    abs(yAxis.pixel(of: median) - marker.cy) < 0.01,
+                    "\(name) at tile \(marker.x): drawn at \(marker.cy), \(median) ms is at \(yAxis.pixel(of: median))")
+            }
+            // Tiles 8, 16, 32 lie evenly apart on a logarithmic axis (a linear one puts 16 at a third).
+            if markers.count == 3 {
+                let fraction = (markers[1].cx - markers[0].cx) / (markers[2].cx - markers[0].cx)
+                #expect(abs(fraction - 0.5) < 1e-6, "\(name): tile 16 at \(fraction) of the axis")
+            }
+        }
+    }
+
+    /// Each: the sweep's list, the JSON key of a point's value, the x axis' label, whether it is logarithmic,
+    /// and the values as the markers name them.
+    static let threadAxes: [([String], String, String, Bool, [Double])] = [
+        (["--workers", "1,2,4", "--strategies", "gcd"], "workers", "workers", false, [1, 2, 4]),
+        (
+            ["--tile", "8,16,32", "--strategies", "thread"], "tile", "tile side (pixels) (log scale)", true,
+            [8, 16, 32]
+        ),
+        (
+            ["--tile", "16", "--tile-wait", "0,1,3", "--strategies", "gcd"], "tile_wait", "wait per tile (ms)", false,
+            [0, 1, 3]
+        ),
+        (
+            ["--color", "histogram", "--merge-batch", "1,32,1024", "--strategies", "thread"], "merge_batch",
+            "escape values per merge batch (log scale)", true, [1, 32, 1024]
+        ),
+    ]
+
+    @Test("sweep --threads-chart: each strategy's peak threads at each point, as in the JSON", arguments: threadAxes)
+    func sweepThreads(list: [String], key: String, xLabel: String, logarithmic: Bool, xs: [Double]) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["sweep", "--size", "32", "--iterations", "64", "--warmup", "0", "--runs", "1"] + list + [
+                "--threads-chart", "t.svg", "--json", "s.json",
+            ], in: folder)
+        try #require(result.status == 0, "\(result.standardError)")
+        let points = try SweepPoints(jsonAt: folder + "/s.json", key: key)
+        #expect(points.rows.count == xs.count)
+        let chart = try SVGChartFile(path: folder + "/t.svg")
+        #expect(chart.title == "mandel sweep: the process's peak threads")
+        #expect(chart.heading == chart.title)
+        #expect(chart.subtitle.hasPrefix("32x32, 64 iterations, "), "\(chart.subtitle)")
+        #expect(chart.subtitle.hasSuffix("; instruments not counted"), "\(chart.subtitle)")
+        #expect(chart.xLabel == xLabel)
+        #expect(chart.yLabel == "peak threads")
+        let names = try #require(points.rows.first).names
+        #expect(names.count >= 2 && names.first?.hasPrefix("serial") == true, "\(names)")
+        #expect(chart.series.map(\.name) == names)
+        let yAxis = try chart.yAxis(logarithmic: false)
+        for (name, group) in chart.series {
+            let markers = try group.descendants("circle").map { try ChartMarker($0, series: name) }
+            #expect(markers.map(\.x) == xs, "\(name)")
+            for (marker, point) in zip(markers, points.rows) {
+                let peak = Double(try point.row(name).integer("peak_threads"))
+                #expect(peak >= 1 && marker.y == peak, "\(name) at \(marker.x): \(marker.y), the JSON says \(peak)")
+                #expect(abs(yAxis.value(at: marker.cy) - peak) < 0.01, "\(name) at \(marker.x): drawn at \(marker.cy)")
+            }
+            // Where the middle value lies along the axis: halfway on a logarithmic one (each list is geometric
+            // there), at its share of the range on a linear one.
+            if markers.count == 3 {
+                let fraction = (markers[1].cx - markers[0].cx) / (markers[2].cx - markers[0].cx)
+                let expected = logarithmic ? 0.5 : (xs[1] - xs[0]) / (xs[2] - xs[0])
+                #expect(abs(fraction - expected) < 1e-6, "\(name): \(xs[1]) at \(fraction) of the axis")
+            }
+        }
+    }
+
+    @Test("sweep --preview prints when each strategy's preview reached the main queue, per point, in ms")
+    func sweepPreviewMatrix() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            [
+                "sweep", "--size", "32", "--iterations", "64", "--workers", "1,2", "--strategies", "thread,gcd",
+                "--preview", "4", "--warmup", "0", "--runs", "1", "--json", "s.json",
+            ], in: folder)
+        try #require(result.status == 0, "\(result.standardError)")
+        let points = try SweepPoints(jsonAt: folder + "/s.json", key: "workers")
+        let lines = result.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let caption = try #require(
+            lines.firstIndex(of: "ms until the preview was delivered on the main queue (median)"),
+            "\(result.standardOutput)")
+        let start = try #require(lines[..<caption].lastIndex(of: ""), "\(result.standardOutput)") + 1
+        let cells = lines[start..<caption].map { $0.split(separator: " ").map(String.init) }
+        #expect(cells.first == ["strategy", "1", "workers", "2", "workers"], "\(lines[start])")
+        let names = try #require(points.rows.first).names
+        #expect(names == ["serial", "thread", "gcd"])
+        #expect(cells.dropFirst().map { $0.first ?? "" } == names)
+        for row in cells.dropFirst() {
+            let name = row.first ?? ""
+            #expect(row.count == 1 + points.rows.count, "\(row)")
+            for (cell, point) in zip(row.dropFirst(), points.rows) {
+                let shown = try #require(Double(cell), "\(name): \(cell)")
+                let measured = try point.row(name)
+                let first = try measured.number("first_picture_seconds")
+                let full = try measured.number("median") * 1000
+                #expect(shown > 0 && shown <= full + 0.005, "\(name): \(cell) ms, the full picture \(full) ms")
+                #expect(cell == NumberFormat.milliseconds(first), "\(name): \(cell), the JSON says \(first) s")
+            }
+        }
+    }
+
+    @Test("a sweep's chart leaves out a point that has no result for a strategy, and one without a thread count")
+    func missingResultsAreSkipped() throws {
+        func result(_ strategy: String, seconds: Double, peak: Int?) -> StrategyResult {
+            StrategyResult(
+                strategy: strategy, wallSeconds: [seconds], userSeconds: seconds, systemSeconds: 0, workers: 2,
+                threadsUsed: 2, imbalance: 1, checksum: 1, pixels: 64, iterations: 64,
+                behaviour: StrategyBehaviour(peakThreads: peak))
+        }
+        let points = [
+            SweepPoint(
+                value: 8,
+                comparison: StrategyComparison(
+                    baselineName: "serial",
+                    results: [result("serial", seconds: 0.5, peak: 3), result("gcd", seconds: 0.125, peak: 5)])),
+            SweepPoint(
+                value: 16,
+                comparison: StrategyComparison(
+                    baselineName: "serial",
+                    results: [result("serial", seconds: 0.25, peak: nil)])),
+            SweepPoint(
+                value: 32,
+                comparison: StrategyComparison(
+                    baselineName: "serial",
+                    results: [result("serial", seconds: 0.25, peak: 4), result("gcd", seconds: 0.0625, peak: 6)])),
+        ]
+        let job = RenderJob(size: ImageSize(width: 8, height: 8), iterations: 64, colorScheme: .gray, workers: 2)
+        let wall = try SVGChartFile(data: Data(Charts.sweep(points, axis: .tile, job: job).utf8))
+        let threads = try SVGChartFile(data: Data(Charts.sweepThreads(points, axis: .tile, job: job).utf8))
+        func markers(_ chart: SVGChartFile) throws -> [String: [String]] {
+            try Dictionary(
+                uniqueKeysWithValues: chart.series.map { name, group in
+                    (name, try group.descendants("circle").map { try ChartMarker($0, series: name).text })
+                })
+        }
+        #expect(
+            try markers(wall) == [
+                "serial": ["500 at 8", "250 at 16", "250 at 32"], "gcd": ["125 at 8", "62.5 at 32"],
+            ],
+            "gcd has no result at 16")
+        #expect(
+            try markers(threads) == ["serial": ["3 at 8", "4 at 32"], "gcd": ["5 at 8", "6 at 32"]],
+            "serial has no thread count at 16, gcd no result")
+    }
+}
+
+/// Whether two values in ms agree to a millionth (a value read back from a drawn position).
+private func close(_ value: Double, _ expected: Double) -> Bool {
+    abs(value - expected) <= 1e-6 * max(1, abs(expected))
+}
+
+/// One element of an SVG file: its name, attributes, text and children.
+private final class SVGNode {
+    let name: String
+    let attributes: [String: String]
+    var text = ""
+    var children: [SVGNode] = []
+
+    init(name: String, attributes: [String: String]) {
+        self.name = name
+        self.attributes = attributes
+    }
+
+    /// Every element named `name` below this one, in document order.
+    func descendants(_ name: String) -> [SVGNode] {
+        children.flatMap { ($0.name == name ? [$0] : []) + $0.descendants(name) }
+    }
+
+    /// The child element named `name`'s text.
+    func childText(_ name: String) -> String? { children.first { $0.name == name }?.text }
+
+    /// A numeric attribute; NaN when it is missing or not a number.
+    func number(_ key: String) -> Double { attributes[key].flatMap(Double.init) ?? .nan }
+
+    /// A polyline's points, in order.
+    var polylinePoints: [(x: Double, y: Double)] {
+        (attributes["points"] ?? "").split(separator: " ").map { pair in
+            let parts = pair.split(separator: ",").map { Double($0) ?? .nan }
+            return (parts.first ?? .nan, parts.count == 2 ? parts[1] : .nan)
+        }
+    }
+}
+
+/// A chart that SVGChart wrote, parsed: its texts by where SVGChart puts them, its series, its axes.
+private struct SVGChartFile {
+    private final class Builder: NSObject, XMLParserDelegate {
+        var stack: [SVGNode] = []
+        var root: SVGNode?
+
+        func parser(
+            _ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+            attributes: [String: String] = [:]
+        ) {
+            let node = SVGNode(name: name, attributes: attributes)
+            stack.last?.children.append(node)
+            if root == nil { root = node }
+            stack.append(node)
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) { stack.last?.text += string }
+
+        func parser(
+            _ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?
+        ) { stack.removeLast() }
+    }
+
+    let root: SVGNode
+
+    init(path: String) throws {
+        try self.init(data: Data(contentsOf: URL(fileURLWithPath: path)))
+    }
+
+    init(data: Data) throws {
+        let parser = XMLParser(data: data)
+        let builder = Builder()
+        parser.delegate = builder
+        try #require(parser.parse(), "not well-formed: \(parser.parserError.map { "\($0)" } ?? "")")
+        root = try #require(builder.root)
+        try #require(root.name == "svg")
+    }
+
+    /// The document's title.
+    var title: String { root.childText("title") ?? "" }
+    /// The texts outside the series.
+    private var texts: [SVGNode] { root.children.filter { $0.name == "text" } }
+    /// The bold heading over the chart.
+    var heading: String { texts.first { $0.attributes["y"] == "24" }?.text ?? "" }
+    /// The grey line under the heading.
+    var subtitle: String { texts.first { $0.attributes["y"] == "42" }?.text ?? "" }
+    /// The label under the horizontal axis (SVGChart's height 440, less 18).
+    var xLabel: String { texts.first { $0.number("y") == 422 }?.text ?? "" }
+    /// The rotated label beside the vertical axis (line charts).
+    var yLabel: String { texts.first { $0.attributes["transform"]?.hasPrefix("rotate") == true }?.text ?? "" }
+    /// The legend's entries, top to bottom (right of the plot: 760 wide, less a margin of 190, and 38 more).
+    var legend: [String] { texts.filter { $0.number("x") == 608 }.map(\.text) }
+    /// The series (a line or a bar each), in order, by name.
+    var series: [(name: String, group: SVGNode)] {
+        root.children.filter { $0.name == "g" && $0.attributes["class"] == "series" }.map {
+            ($0.attributes["data-name"] ?? "", $0)
+        }
+    }
+
+    /// The horizontal axis, from the tick labels 18 pixels under it (the plot ends at 376).
+    func xAxis(logarithmic: Bool) throws -> ChartAxis {
+        try ChartAxis(
+            ticks: texts.filter { $0.number("y") == 394 }.map { ($0.text, $0.number("x")) }, logarithmic: logarithmic)
+    }
+
+    /// The vertical axis of a line chart, from the tick labels 8 pixels left of it (at 80), 4 pixels low.
+    func yAxis(logarithmic: Bool) throws -> ChartAxis {
+        try ChartAxis(
+            ticks: texts.filter { $0.number("x") == 72 && $0.attributes["text-anchor"] == "end" }.map {
+                ($0.text, $0.number("y") - 4)
+            }, logarithmic: logarithmic)
+    }
+
+    /// How far a value SVGChart printed may lie from the value: whole numbers exactly, under 10 to two
+    /// decimals, from 10 to one.
+    static func rounding(of value: Double) -> Double { value < 10 ? 0.0051 : 0.051 }
+}
+
+/// An axis as its tick labels place it: pixel = a + b·value, or a + b·log(value).
+private struct ChartAxis {
+    let a: Double
+    let b: Double
+    let logarithmic: Bool
+
+    init(ticks labels: [(text: String, pixel: Double)], logarithmic: Bool) throws {
+        self.logarithmic = logarithmic
+        let ticks = labels.compactMap { label in
+            Double(label.text).flatMap { !logarithmic || $0 > 0 ? (value: $0, pixel: label.pixel) : nil }
+        }
+        try #require(ticks.count >= 2, "too few ticks to read an axis from: \(labels)")
+        let (first, last) = (ticks.first!, ticks.last!)
+        let scale: (Double) -> Double = logarithmic ? { log10($0) } : { $0 }
+        b = (last.pixel - first.pixel) / (scale(last.value) - scale(first.value))
+        a = first.pixel - b * scale(first.value)
+        // Every tick between lies where its label says, to within the rounding of the label.
+        for tick in ticks {
+            #expect(abs(pixel(of: tick.value) - tick.pixel) < 1, "tick \(tick.value) at \(tick.pixel) of \(labels)")
+        }
+    }
+
+    func pixel(of value: Double) -> Double { a + b * (logarithmic ? log10(value) : value) }
+
+    func value(at pixel: Double) -> Double {
+        let scaled = (pixel - a) / b
+        return logarithmic ? pow(10, scaled) : scaled
+    }
+}
+
+/// One bar of a bar chart: where its rectangle and whisker end, on `axis`, and what its tooltip says.
+private struct ChartBar {
+    let label: String
+    let start: Double
+    let end: Double
+    let whiskerLow: Double
+    let whiskerHigh: Double
+    /// The three numbers of the tooltip, "label: median V, min L, max H".
+    let tooltip: [Double]
+
+    init(_ group: SVGNode, on axis: ChartAxis) throws {
+        let rect = try #require(group.descendants("rect").first)
+        let whisker = try #require(group.descendants("line").first { $0.number("y1") == $0.number("y2") })
+        start = axis.value(at: rect.number("x"))
+        end = axis.value(at: rect.number("x") + rect.number("width"))
+        whiskerLow = axis.value(at: whisker.number("x1"))
+        whiskerHigh = axis.value(at: whisker.number("x2"))
+        let title = rect.childText("title") ?? ""
+        label = title.components(separatedBy: ": ").first ?? ""
+        tooltip = title.components(separatedBy: ", ").map { Double($0.split(separator: " ").last ?? "") ?? .nan }
+    }
+}
+
+/// One marker of a line chart: where it is drawn, and its tooltip "series: y at x".
+private struct ChartMarker {
+    let cx: Double
+    let cy: Double
+    let x: Double
+    let y: Double
+    /// The tooltip after the series' name: "y at x".
+    let text: String
+
+    init(_ circle: SVGNode, series: String) throws {
+        cx = circle.number("cx")
+        cy = circle.number("cy")
+        let title = circle.childText("title") ?? ""
+        try #require(title.hasPrefix(series + ": "), "\(title)")
+        text = String(title.dropFirst(series.count + 2))
+        let parts = text.components(separatedBy: " at ")
+        try #require(parts.count == 2, "\(title)")
+        y = try #require(Double(parts[0]), "\(title)")
+        x = try #require(Double(parts[1]), "\(title)")
+    }
+}
+
+/// The rows of a JSON export's "results".
+private struct ChartRows {
+    struct Row {
+        let object: [String: Any]
+
+        func number(_ key: String) throws -> Double { try #require(object[key] as? Double, "\(key) in \(object)") }
+        func integer(_ key: String) throws -> Int { try #require(object[key] as? Int, "\(key) in \(object)") }
+    }
+
+    let rows: [Row]
+
+    init(jsonAt path: String) throws {
+        self.init(try #require(try jsonObject(atPath: path)["results"] as? [[String: Any]]))
+    }
+
+    init(_ objects: [[String: Any]]) { rows = objects.map(Row.init) }
+
+    var names: [String] { rows.map { $0.object["strategy"] as? String ?? "" } }
+
+    func row(_ name: String) throws -> Row {
+        try #require(rows.first { $0.object["strategy"] as? String == name }, "no row \(name) in \(names)")
+    }
+}
+
+/// A sweep's JSON export: each point's value under `key`, and its rows.
+private struct SweepPoints {
+    let values: [String]
+    let rows: [ChartRows]
+
+    init(jsonAt path: String, key: String) throws {
+        let points = try #require(try jsonObject(atPath: path)["points"] as? [[String: Any]])
+        values = points.map { "\($0[key] ?? "none")" }
+        rows = try points.map { ChartRows(try #require($0["results"] as? [[String: Any]])) }
+    }
+}
