@@ -118,5 +118,5 @@ package struct BehaviourOptions: ParsableArguments {
 /// `--heartbeat`: an interval in milliseconds, or off.
 package struct HeartbeatInterval: CustomStringConvertible {
     package let milliseconds: Double?
-    package var description: String { milliseconds.map { NumberFormat.decimal($0) } ?? "off" }
+    package var description: String { milliseconds.map { NumberFormat.compact($0) } ?? "off" }
 }

@@ -24,7 +24,7 @@ package struct SweepPoint {
         switch axis {
         case .workers: "\(Int(value)) workers"
         case .tile: "tile \(Int(value))"
-        case .tileWait: "wait \(NumberFormat.decimal(value)) ms"
+        case .tileWait: "wait \(NumberFormat.compact(value)) ms"
         case .mergeBatch: "batch \(Int(value))"
         }
     }

@@ -26,11 +26,11 @@ package enum WorkloadText {
         var text = ""
         if behaviour.tileWaitMilliseconds > 0 {
             text +=
-                ", each tile waits \(NumberFormat.decimal(behaviour.tileWaitMilliseconds)) ms "
+                ", each tile waits \(NumberFormat.compact(behaviour.tileWaitMilliseconds)) ms "
                 + "(\(behaviour.wait.mode.rawValue))"
         }
         if let cancelAfter = behaviour.cancelAfter {
-            text += ", cancelled after \(NumberFormat.decimal(cancelAfter)) ms (\(behaviour.cancellationMode.rawValue))"
+            text += ", cancelled after \(NumberFormat.compact(cancelAfter)) ms (\(behaviour.cancellationMode.rawValue))"
         }
         return text
     }

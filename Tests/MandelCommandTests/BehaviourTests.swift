@@ -174,7 +174,7 @@ struct BehaviourTests {
             ],
             in: folder)
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardOutput.contains("wait 2.0 ms"))
+        #expect(result.standardOutput.contains("wait 2 ms"))
         let export = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/s.json")))
                 as? [String: Any])

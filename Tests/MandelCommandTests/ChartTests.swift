@@ -31,7 +31,7 @@ struct ChartTests {
         #expect(chart.heading == chart.title)
         #expect(
             chart.subtitle
-                == "32x32, tiles 16x16, 2 workers, each tile waits 40.0 ms (blocking); last counted run, 10 ms samples")
+                == "32x32, tiles 16x16, 2 workers, each tile waits 40 ms (blocking); last counted run, 10 ms samples")
         #expect(chart.xLabel == "time since the start (ms)")
         #expect(chart.yLabel == "threads (instruments not counted)")
         #expect(chart.legend == StrategyCatalog.names)
@@ -85,7 +85,7 @@ struct ChartTests {
         #expect(chart.heading == chart.title)
         #expect(
             chart.subtitle
-                == "32x32, tiles 16x16, 2 workers, each tile waits 20.0 ms (async); heartbeat every tick, all counted runs"
+                == "32x32, tiles 16x16, 2 workers, each tile waits 20 ms (async); heartbeat every tick, all counted runs"
         )
         #expect(chart.xLabel == "heartbeat lateness (ms); shorter is more responsive")
         #expect(chart.legend == ["bar: 99th percentile", "whisker: median to max"])

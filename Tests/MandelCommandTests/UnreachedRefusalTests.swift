@@ -31,7 +31,12 @@ struct UnreachedRefusalTests {
         ),
         (
             ["sweep", "--tile-wait", "1,2,1", "--json", "s.json", "--threads-chart", "t.svg"],
-            "--tile-wait lists 1.0 more than once; each point of a sweep is measured once"
+            "--tile-wait lists 1 more than once; each point of a sweep is measured once"
+        ),
+        // The value as it was typed, not rounded to a tenth (0.25 once read "lists 0.2").
+        (
+            ["sweep", "--tile-wait", "0.25,0.75,0.25", "--json", "s.json"],
+            "--tile-wait lists 0.25 more than once; each point of a sweep is measured once"
         ),
         (
             ["sweep", "--tile", "8,16", "--split", "rows", "--json", "s.json"],
@@ -83,6 +88,6 @@ struct UnreachedRefusalTests {
         #expect(String(describing: try BehaviourOptions.parse(["--heartbeat", "off"]).heartbeat) == "off")
         #expect(String(describing: try BehaviourOptions.parse(["--heartbeat", " off "]).heartbeat) == "off")
         #expect(String(describing: try BehaviourOptions.parse(["--heartbeat", "2.5"]).heartbeat) == "2.5")
-        #expect(String(describing: try BehaviourOptions.parse([]).heartbeat) == "2.0")
+        #expect(String(describing: try BehaviourOptions.parse([]).heartbeat) == "2")
     }
 }

@@ -110,7 +110,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
         let waits = behaviour.tileWait
         if let repeated = ValueParsing.firstRepeated(waits) {
             throw ValidationError(
-                "--tile-wait lists \(NumberFormat.decimal(repeated)) more than once; each point of a sweep is measured "
+                "--tile-wait lists \(NumberFormat.compact(repeated)) more than once; each point of a sweep is measured "
                     + "once"
             )
         }
