@@ -176,7 +176,9 @@ package struct ViewOptions: ParsableArguments {
                 "\(option) applies to --precision perturbation; remove it or add --precision perturbation")
         }
         if let julia, !julia.isFinite {
-            throw ValidationError("--julia must be finite (got \(julia.real),\(julia.imaginary))")
+            throw ValidationError(
+                "--julia \(julia.realText),\(julia.imaginaryText) is past the largest Double: each part must be "
+                    + "within ±1.8e308")
         }
         if let zoom, !zoom.value.isFinite {
             // Only a view that keeps Double gets here: a deeper one is rendered by perturbation.
