@@ -15,9 +15,11 @@ import Platform
 /// - `short`: announces a result and sends half of it, then hangs.
 /// - `foreign`: answers for a tile it was not given.
 /// - `oversize`: announces a result far longer than the tile's.
+/// - `overcount`: answers with the tile's pixels and more iterations than its samples could take.
+/// - `future`: answers with the tile's pixels, finished ten seconds from now.
 struct HelperFaults {
     enum Kind: String, CaseIterable {
-        case trap, segv, exit, hang, garbage, short, foreign, oversize
+        case trap, segv, exit, hang, garbage, short, foreign, oversize, overcount, future
     }
 
     struct Fault {

@@ -88,13 +88,14 @@ package struct HelperSession {
                 guard let recipe else { return refuse(.badFrame("a tile request before any recipe")) }
                 let (index, rect) = Self.decodeTile(payload)
                 if let refusal = check(rect, of: recipe, workspace: workspace, room: &room) { return refuse(refusal) }
-                if let fault = faults.fault(slot: slot, generation: generation, tile: requests) {
-                    commit(fault, index: index, rect: rect, recipe: recipe)
-                }
+                let fault = faults.fault(slot: slot, generation: generation, tile: requests)
+                if let fault { commit(fault, index: index, rect: rect, recipe: recipe) }
                 requests += 1
                 let tile = TileRender(index: index, rect: rect, recipe: recipe, heartbeat: heartbeat)
                 switch tile.run(workspace: workspace, send: send, keepGoing: keepGoing) {
-                case .done(let frame): guard send(frame) else { return .outputClosed }
+                case .done(var frame):
+                    if let fault { Self.lie(fault, in: &frame) }
+                    guard send(frame) else { return .outputClosed }
                 case .stopped: return .stopped
                 case .outputClosed: return .outputClosed
                 case .failed(let refusal): return refuse(refusal)
@@ -205,6 +206,24 @@ package struct HelperSession {
             writer.write(UInt32.max)
             _ = send(writer.bytes)
             Self.hang()
+        case .overcount, .future:
+            // Rendered as any tile, then its answer lies (``lie(_:in:)``).
+            break
+        }
+    }
+
+    /// Makes a well-formed answer lie, as a fault says: what the parent's check of each result
+    /// (``RenderWork/finishTile(_:result:iterations:start:end:)``) must refuse. The done frame's
+    /// iterations lie at byte 12, its end at 28 (``TileRender``).
+    private static func lie(_ fault: HelperFaults.Kind, in frame: inout [UInt8]) {
+        frame.withUnsafeMutableBytes { raw in
+            switch fault {
+            case .overcount: raw.storeBytes(of: (UInt64.max / 2).littleEndian, toByteOffset: 12, as: UInt64.self)
+            case .future:
+                let later = MonotonicClock.nanoseconds() + 10_000_000_000
+                raw.storeBytes(of: later.littleEndian, toByteOffset: 28, as: UInt64.self)
+            default: break
+            }
         }
     }
 

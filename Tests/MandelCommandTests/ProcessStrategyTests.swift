@@ -49,7 +49,7 @@ struct ProcessStrategyTests {
     /// Every way a helper can fail that `MANDEL_HELPER_FAULTS` can make it, at one moment each.
     static let faults = [
         "trap:0.0@3", "segv:1.0@2", "exit:0.0@1", "hang:1.0@4", "garbage:0.0@2", "short:1.0@1", "foreign:0.0@0",
-        "oversize:1.0@5",
+        "oversize:1.0@5", "overcount:0.0@2", "future:1.0@1",
     ]
 
     @Test("a helper that dies, hangs or answers badly costs one replacement and no pixel", arguments: faults)
