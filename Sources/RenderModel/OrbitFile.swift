@@ -45,7 +45,6 @@ package enum OrbitFile {
             throw .writeFailed(path: file.path, reason: "\(error)")
         }
         try file.flushAndClose()
-        try file.commit()
     }
 
     /// The orbit in the file at `path`, if it is `wanted`'s; throws ``Refused`` naming what does not fit.

@@ -32,6 +32,9 @@ package struct RenderSession {
     package var orbit: ZoomOrbit? = nil
     /// Whether the note on how a deep view is computed is printed (a zoom's run prints it for its first deep frame only).
     package var printsDeepNote = true
+    /// `--orbit-out`'s file, written from ``orbit`` after the render and published with the run's other
+    /// outputs; nil where none is asked for, or where the run writes it itself (a zoom's frames).
+    package var orbitOutput: String? = nil
 
     package init(
         job: RenderJob, strategy: any RenderStrategy, outputs: RenderOutputOptions, visuals: VisualOptions,
@@ -60,11 +63,21 @@ package struct RenderSession {
 
     package func run() async throws {
         // Every output is opened (and checked) before any pixel is rendered, and all are published together.
-        let paths = [outputs.output] + visuals.outputs.map(\.path) + (outputs.previewOutput.map { [$0] } ?? [])
+        let orbitPaths = orbitOutput.map { [$0] } ?? []
+        let paths =
+            [outputs.output] + visuals.outputs.map(\.path) + (outputs.previewOutput.map { [$0] } ?? []) + orbitPaths
         let summary: RenderSummary
         do {
             summary = try await CommandRun.publishing(paths, watch: watch) { files in
-                try await render(into: files[0], extras: Array(files.dropFirst()))
+                let summary = try await render(
+                    into: files[0], extras: Array(files.dropFirst().dropLast(orbitPaths.count)))
+                if let orbit, orbitOutput != nil, let file = files.last {
+                    guard let steps = try orbit.computedSteps(cancellation: watch.cancellation) else {
+                        throw CommandRun.Stopped()
+                    }
+                    try OrbitFile.write(orbit, steps: steps, to: file)
+                }
+                return summary
             }
             // A zoom's frame is in place once done: a stop or a failure later in the run leaves it, and says so.
             if frame != nil { watch.placedEarly(outputs.output) }

@@ -16,6 +16,21 @@ struct BadInputTests {
         (["--trace", "/proc/t.json"], 73, "does not accept new files"),
         (["-o", "/dev/full"], 74, "no space left"),
         (["--band-height", "8", "-o", "/dev/full"], 74, "no space left"),
+        // Every output a render writes, on a full disk: the run fails, and no other output is published.
+        (["--format", "pbm", "--color", "bw", "-o", "/dev/full"], 74, "no space left"),
+        (["--counts", "/dev/full"], 74, "no space left"),
+        (["--trace", "/dev/full"], 74, "no space left"),
+        (["--cost-map", "/dev/full"], 74, "no space left"),
+        (["--ownership-map", "/dev/full"], 74, "no space left"),
+        (["--preview", "4", "--preview-output", "/dev/full"], 74, "no space left"),
+        // The orbit file too, which is written last, after the picture: refused before the render where
+        // its path cannot be (on a full disk: OrbitFileAccessTests).
+        (["--zoom", "1e10", "--orbit-out", "/proc/o.orbit"], 73, "does not accept new files"),
+        (["--zoom", "1e10", "--orbit-out", "no-such-folder/o.orbit"], 73, "does not exist"),
+        (
+            ["--zoom", "1e10", "--zoom-to", "1e12", "--frames", "3", "-o", "f%d.png", "--orbit-out", "/proc/z.orbit"],
+            73, "does not accept new files"
+        ),
     ]
 
     @Test("one clear line, a documented exit code, and no file left behind", arguments: cases)

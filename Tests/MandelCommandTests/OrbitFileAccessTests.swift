@@ -26,4 +26,18 @@ struct OrbitFileAccessTests {
         expectRefusal(throughAFile, status: 66, mentioning: "--orbit 'o.orbit/x': Not a directory")
         #expect(contents(of: folder) == ["o.orbit"], "left \(contents(of: folder))")
     }
+
+    /// The orbit file is written after the render, from the orbit the render took: where it cannot be
+    /// written, the picture (and every other output) is not published either, as for any output.
+    @Test("--orbit-out on a full disk: 74 after the render, and the picture is not published either")
+    func fullDisk() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            Self.view + ["--orbit-out", "/dev/full", "-o", "p.png", "--counts", "c.npy"], in: folder)
+        #expect(result.status == 74, "\(result.standardError)")
+        let last = result.standardError.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last == "mandel: could not write '/dev/full': no space left on the device", "\(result.standardError)")
+        #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")
+    }
 }

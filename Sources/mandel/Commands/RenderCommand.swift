@@ -231,45 +231,64 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
         try await CommandRun.perform(grace: grace) { watch in
             let whole = RenderJob(view: view, work: work)
             let orbit = try sharedOrbit(pictureSamples: whole.deepReach.pictureSamples, limit: whole.kernelLimit)
-            var notedDeep = false
-            for index in sequence?.indices ?? 0..<1 {
-                let frameView = sequence.map { batch.frameView(of: view, frame: index, of: $0.count) } ?? view
-                var frameOutputs = outputs
-                if let frameName { frameOutputs.output = frameName.name(ofFrame: index) }
-                let picture = Self.job(of: frameView, work: work, orbit: orbit)
-                var job = windowed(picture)
-                var partRun: (index: Int, count: Int, pictureSize: ImageSize)?
-                if let (index, count) = try batch.partSelection() {
-                    let grid = batch.sliceGrid(for: view)
-                    job = picture.rows(grid.rowsRendered(for: grid.slices(ofPart: index, of: count)))
-                    partRun = (index, count, picture.size)
-                }
-                var session = RenderSession(
-                    job: job, strategy: strategy.strategy, outputs: frameOutputs, visuals: visuals,
-                    bandRows: bandRows(for: job), behaviour: behaviour,
-                    settings: behaviour.settings(sharing: sharing.sharing, order: work.orders[0]),
-                    preview: firstPicture.preview, watch: watch)
-                session.part = partRun
-                session.frame = sequence.map { (index, $0.count, frameView.zoom?.text ?? "1") }
-                session.orbit = orbit
-                session.printsDeepNote = !notedDeep
-                notedDeep = notedDeep || job.deep != nil
-                // The next frame's table, built while this frame's pixels are computed.
-                if let orbit, let sequence, index + 1 < sequence.indices.upperBound {
-                    let next = batch.frameView(of: view, frame: index + 1, of: sequence.count)
-                    orbit.prepare(
-                        windowed(Self.job(of: next, work: work, orbit: orbit)),
-                        buildsTable: !strategy.strategy.workersBuildTheTable)
-                }
-                try await session.run()
-                if watch.stoppedBy != nil { throw CommandRun.Stopped() }
+            // A zoom's orbit file is the run's, written after its last frame: opened (and its path checked)
+            // before the first, and removed if the run stops or fails. One render's is published with its picture.
+            let zoomOrbitFile = try sequence == nil ? nil : batch.orbitOutput.map { try OutputFile(path: $0) }
+            do {
+                try await renderFrames(
+                    sequence, frameName: frameName, orbit: orbit, orbitFile: zoomOrbitFile, watch: watch)
+            } catch {
+                zoomOrbitFile?.discard()
+                throw error
             }
-            if let orbit, let path = batch.orbitOutput {
-                guard let steps = try orbit.computedSteps(cancellation: watch.cancellation) else {
-                    throw CommandRun.Stopped()
-                }
-                try OrbitFile.write(orbit, steps: steps, to: try OutputFile(path: path))
+        }
+    }
+
+    @MainActor private func renderFrames(
+        _ sequence: (indices: Range<Int>, count: Int)?, frameName: FrameName?, orbit: ZoomOrbit?,
+        orbitFile: OutputFile?,
+        watch: SignalWatch
+    ) async throws {
+        var notedDeep = false
+        for index in sequence?.indices ?? 0..<1 {
+            let frameView = sequence.map { batch.frameView(of: view, frame: index, of: $0.count) } ?? view
+            var frameOutputs = outputs
+            if let frameName { frameOutputs.output = frameName.name(ofFrame: index) }
+            let picture = Self.job(of: frameView, work: work, orbit: orbit)
+            var job = windowed(picture)
+            var partRun: (index: Int, count: Int, pictureSize: ImageSize)?
+            if let (index, count) = try batch.partSelection() {
+                let grid = batch.sliceGrid(for: view)
+                job = picture.rows(grid.rowsRendered(for: grid.slices(ofPart: index, of: count)))
+                partRun = (index, count, picture.size)
             }
+            var session = RenderSession(
+                job: job, strategy: strategy.strategy, outputs: frameOutputs, visuals: visuals,
+                bandRows: bandRows(for: job), behaviour: behaviour,
+                settings: behaviour.settings(sharing: sharing.sharing, order: work.orders[0]),
+                preview: firstPicture.preview, watch: watch)
+            session.part = partRun
+            session.frame = sequence.map { (index, $0.count, frameView.zoom?.text ?? "1") }
+            session.orbit = orbit
+            if sequence == nil, orbit != nil { session.orbitOutput = batch.orbitOutput }
+            session.printsDeepNote = !notedDeep
+            notedDeep = notedDeep || job.deep != nil
+            // The next frame's table, built while this frame's pixels are computed.
+            if let orbit, let sequence, index + 1 < sequence.indices.upperBound {
+                let next = batch.frameView(of: view, frame: index + 1, of: sequence.count)
+                orbit.prepare(
+                    windowed(Self.job(of: next, work: work, orbit: orbit)),
+                    buildsTable: !strategy.strategy.workersBuildTheTable)
+            }
+            try await session.run()
+            if watch.stoppedBy != nil { throw CommandRun.Stopped() }
+        }
+        if let orbit, let orbitFile {
+            guard let steps = try orbit.computedSteps(cancellation: watch.cancellation) else {
+                throw CommandRun.Stopped()
+            }
+            try OrbitFile.write(orbit, steps: steps, to: orbitFile)
+            try orbitFile.commit()
         }
     }
 }
