@@ -27,7 +27,8 @@ package enum OrbitFile {
         }
     }
 
-    /// Writes `orbit`'s steps (which must be here) into `file`, and puts it in place.
+    /// Writes `orbit`'s steps (which must be here) into `file`, and closes it: the caller puts it in place
+    /// (`commit`), with the run's other outputs.
     package static func write(_ orbit: ZoomOrbit, steps: OrbitSteps, to file: OutputFile) throws(ImageFileError) {
         do {
             try orbit.fileBody(steps) { head, points in

@@ -29,7 +29,9 @@ struct OrbitFileFuzzTests {
         let orbit = wanted()
         let steps = try #require(try orbit.computedSteps(cancellation: CancellationFlag()))
         let path = folder + "/valid.orbit"
-        try OrbitFile.write(orbit, steps: steps, to: try OutputFile(path: path))
+        let file = try OutputFile(path: path)
+        try OrbitFile.write(orbit, steps: steps, to: file)
+        try file.commit()
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 
