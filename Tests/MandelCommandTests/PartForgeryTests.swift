@@ -12,6 +12,8 @@ struct PartForgeryTests {
     /// One edit of a part, named.
     struct Forgery: CustomTestStringConvertible, Sendable {
         let name: String
+        /// Words the refusal's line must hold, where a test names them (the reason, not only "damaged").
+        var says = ""
         let edit: @Sendable (inout ForgedPart) -> Void
         var testDescription: String { name }
     }
@@ -80,20 +82,56 @@ struct PartForgeryTests {
     /// Forgeries that agree with themselves in every part given: each once joined with exit 0 into a PNG
     /// that a checker rejects.
     static let consistent: [Forgery] = [
-        Forgery(name: "IHDR height 100,000") { $0.setIHDR(100_000, at: 4) },
-        Forgery(name: "IHDR height 99 (one row fewer)") { $0.setIHDR(99, at: 4) },
-        Forgery(name: "IHDR width 121") { $0.setIHDR(121, at: 0) },
-        Forgery(name: "IHDR colour type RGB") { part in part.editHeadChunk(at: 8) { $0[9] = 2 } },
-        Forgery(name: "IHDR bit depth 16") { part in part.editHeadChunk(at: 8) { $0[8] = 16 } },
-        Forgery(name: "IHDR interlaced") { part in part.editHeadChunk(at: 8) { $0[12] = 1 } },
-        Forgery(name: "a tEXt keyword emptied") { part in
+        Forgery(
+            name: "IHDR height 100,000",
+            says:
+                "its header says 17 slices of 6 rows, and its PNG head 100000 rows (slices of 1 to 100000 rows, as many as cover them)"
+        ) { $0.setIHDR(100_000, at: 4) },
+        Forgery(
+            name: "IHDR height 99 (one row fewer)",
+            says: "its footer says its rows inflate to 4114 bytes, and its rows hold 3993"
+        ) { $0.setIHDR(99, at: 4) },
+        Forgery(name: "IHDR width 121", says: "its footer says its rows inflate to 3630 bytes, and its rows hold 3660")
+        { $0.setIHDR(121, at: 0) },
+        Forgery(
+            name: "IHDR colour type RGB",
+            says: "its footer says its rows inflate to 3630 bytes, and its rows hold 10830"
+        ) { part in part.editHeadChunk(at: 8) { $0[9] = 2 } },
+        Forgery(
+            name: "IHDR bit depth 16",
+            says: "its IHDR says bit depth 16 and colour type 0; mandel writes gray 1-bit, gray 8-bit and RGB 8-bit"
+        ) { part in part.editHeadChunk(at: 8) { $0[8] = 16 } },
+        Forgery(
+            name: "IHDR interlaced",
+            says: "its IHDR asks for another compression, filtering or interlacing than PNG's standard ones"
+        ) { part in part.editHeadChunk(at: 8) { $0[12] = 1 } },
+        Forgery(
+            name: "a tEXt keyword emptied",
+            says: "a tEXt chunk of its PNG head has no keyword of 1 to 79 printable characters"
+        ) { part in
             part.editHeadChunk(at: 33) { data in data.removeSubrange(0..<data.firstIndex(of: 0)!) }
         },
-        Forgery(name: "a tEXt chunk's CRC-32 wrong") { part in
+        Forgery(name: "a tEXt chunk's CRC-32 wrong", says: "a chunk of its PNG head fails its CRC-32") { part in
             part.header.pngHead[33 + 12 + Int(ForgedPart.word(part.header.pngHead, at: 33)) - 1] ^= 1
         },
-        Forgery(name: "an IEND chunk in the head") { part in
+        Forgery(
+            name: "an IEND chunk in the head",
+            says: "its PNG head holds a 'IEND' chunk; a part's head holds IHDR and tEXt only"
+        ) { part in
             part.header.pngHead += ForgedPart.chunk(type: Array("IEND".utf8), data: [])
+        },
+        Forgery(
+            name: "a head chunk whose type is not four letters",
+            says: "its PNG head holds a chunk whose type is not four letters"
+        ) { part in
+            part.header.pngHead += ForgedPart.chunk(type: Array("tE1t".utf8), data: [0x61, 0])
+        },
+        Forgery(
+            name: "a head that does not begin with IHDR", says: "its PNG head does not begin with a 13-byte IHDR chunk"
+        ) { part in
+            // The signature, then the tEXt chunks, then IHDR.
+            let head = part.header.pngHead
+            part.header.pngHead = Array(head[0..<8]) + Array(head[33...]) + Array(head[8..<33])
         },
     ]
 
@@ -106,21 +144,32 @@ struct PartForgeryTests {
             forgery.edit(&part)
             try PartRefusalTests.write(part.bytes, folder, "f\(index)")
         }
-        try PartRefusalTests.expectJoinRefused(["f0", "f1", "f2"], in: folder, status: 65, mentioning: "is damaged")
+        try PartRefusalTests.expectJoinRefused(
+            ["f0", "f1", "f2"], in: folder, status: 65, mentioning: "is damaged: \(forgery.says) (corrupted)")
     }
 
     /// Forgeries of one part's image data or footer, every CRC-32 recomputed: only inflating the
-    /// stream, or the rows its header names, can tell.
+    /// stream, or the rows its header names, can tell. Where the reason depends on which part was
+    /// forged (what the damaged stream inflates to), `says` is what every part's refusal holds.
     static let data: [Forgery] = [
-        Forgery(name: "the footer's Adler-32 + 1") { $0.footer.adler &+= 1 },
-        Forgery(name: "the footer's filtered bytes + 1") { $0.footer.filteredBytes += 1 },
-        Forgery(name: "a byte in the middle of a chunk's data") { part in
+        Forgery(name: "the footer's Adler-32 + 1", says: "its image data's Adler-32 is not the one its footer states") {
+            $0.footer.adler &+= 1
+        },
+        Forgery(name: "the footer's filtered bytes + 1", says: "its footer says its rows inflate to") {
+            $0.footer.filteredBytes += 1
+        },
+        Forgery(name: "a byte in the middle of a chunk's data", says: "its image data") { part in
             part.editChunk(part.chunks.count / 2) { $0[$0.count / 2] ^= 0x55 }
         },
-        Forgery(name: "a chunk's last data byte") { part in part.editChunk(0) { $0[$0.count - 1] ^= 0x01 } },
-        Forgery(name: "a chunk emptied") { part in part.editChunk(0) { $0 = [] } },
-        Forgery(name: "two chunks swapped") { part in part.chunks.swapAt(0, 1) },
-        Forgery(name: "a chunk's data doubled") { part in part.editChunk(0) { $0 += $0 } },
+        Forgery(
+            name: "a chunk's last data byte",
+            says: "its image data is wrong: it does not inflate (invalid stored block lengths)"
+        ) { part in part.editChunk(0) { $0[$0.count - 1] ^= 0x01 } },
+        Forgery(name: "a chunk emptied", says: "its ") { part in part.editChunk(0) { $0 = [] } },
+        Forgery(name: "two chunks swapped", says: "its image data") { part in part.chunks.swapAt(0, 1) },
+        Forgery(name: "a chunk's data doubled", says: "its image data is wrong: it ") { part in
+            part.editChunk(0) { $0 += $0 }
+        },
     ]
 
     @Test("a part's image data or footer forged: refused, never a PNG a checker rejects", arguments: data)
@@ -132,10 +181,11 @@ struct PartForgeryTests {
             forgery.edit(&part)
             try PartRefusalTests.write(part.bytes, folder, "forged")
             let files = ["p0", "p1", "p2"].map { $0 == name ? "forged" : $0 }
-            try PartRefusalTests.expectJoinRefused(files, in: folder, status: 65, mentioning: "is damaged")
+            try PartRefusalTests.expectJoinRefused(
+                files, in: folder, status: 65, mentioning: "'forged' is damaged: \(forgery.says)")
             // To standard output the parts are checked before the first byte.
             let result = try MandelProcess.run(["join"] + files + ["-o", "-"], in: folder)
-            expectRefusal(result, status: 65, mentioning: "is damaged")
+            expectRefusal(result, status: 65, mentioning: "'forged' is damaged: \(forgery.says)")
             #expect(result.standardOutput.isEmpty, "\(forgery.name): bytes on standard output")
             try FileManager.default.removeItem(atPath: folder + "/forged")
         }
