@@ -38,6 +38,26 @@ struct OutputKindTests {
     }
 }
 
+extension OutputKindTests {
+    /// The one output put in place before the run's end: the preview stays, whole, when the picture
+    /// then cannot be written, and the failure's line says which file is there.
+    @Test("the preview stays when the picture then fails on a full disk, and the line names it")
+    func previewStaysAfterFailure() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            ["render", "--size", "64x48", "--preview", "4", "--preview-output", "p.png", "-o", "/dev/full"], in: folder)
+        expectRefusal(
+            result, status: 74,
+            mentioning:
+                "could not write '/dev/full': no space left on the device; only p.png was written (put in place when "
+                + "it was ready)")
+        #expect(contents(of: folder) == ["p.png"], "left \(contents(of: folder))")
+        let preview = try Data(contentsOf: URL(fileURLWithPath: folder + "/p.png"))
+        #expect(preview.starts(with: [0x89, 0x50, 0x4E, 0x47]) && preview.count > 60, "\(preview.count) bytes")
+    }
+}
+
 private func makedev(_ major: UInt32, _ minor: UInt32) -> dev_t {
     dev_t(major & 0xfff) << 8 | dev_t(minor & 0xff) | dev_t(minor & ~0xff) << 12 | dev_t(major & ~0xfff) << 32
 }
