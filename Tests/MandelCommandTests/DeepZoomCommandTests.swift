@@ -73,6 +73,39 @@ struct DeepZoomCommandTests {
             result.standardOutput.contains(" µs each at ") && result.standardOutput.contains(" workers are at most "))
     }
 
+    /// The line's serial parts and pixels are the wall time cut in three, as the JSON's are: a pixels
+    /// figure with the table's time in it went unseen (no test read the line's figures against each other).
+    @Test("a deep render's line gives an orbit, a table and pixels that add up to its wall time")
+    func deepLineAddsUp() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // Inside the cardioid: the orbit runs to the limit, and its table of a million steps takes milliseconds.
+        let result = try MandelProcess.run(
+            [
+                "render", "--size", "4", "--center", "-0.1,0.1", "--zoom", "1e20", "--iterations", "1000000",
+                "-o", "p.png",
+            ], in: folder, deadline: 120)
+        #expect(result.status == 0, "\(result.standardError)")
+        let line = result.standardOutput
+        /// A figure as NumberFormat.seconds prints it, and half its last digit: what rounding it took.
+        func reading(_ number: Substring, _ unit: Substring) throws -> (seconds: Double, rounding: Double) {
+            let value = try #require(Double(number), "\(number)")
+            return unit == "ms" ? (value / 1000, 0.000_005) : (value, 0.000_5)
+        }
+        let wallText = try #require(line.firstMatch(of: /\| wall ([0-9.]+) (ms|s),/), "\(line)")
+        let wall = try reading(wallText.1, wallText.2)
+        let orbitText = try #require(line.firstMatch(of: /perturbation: orbit ([0-9.]+) (ms|s) \(/), "\(line)")
+        let orbit = try reading(orbitText.1, orbitText.2)
+        let rest = try #require(line.firstMatch(of: /, table ([0-9.]+) (ms|s), pixels ([0-9.]+) (ms|s);/), "\(line)")
+        let table = try reading(rest.1, rest.2)
+        let pixels = try reading(rest.3, rest.4)
+        let rounding = wall.rounding + orbit.rounding + table.rounding + pixels.rounding
+        try #require(
+            table.seconds > 2 * rounding, "a table of \(table.seconds) s cannot be told from rounding: \(line)")
+        #expect(orbit.seconds > 0 && pixels.seconds > 0, "\(line)")
+        #expect(abs(orbit.seconds + table.seconds + pixels.seconds - wall.seconds) <= rounding, "\(line)")
+    }
+
     @Test("--json gives the precision and, for a deep view, the serial parts' times, their share and its bound")
     func deepJSON() throws {
         let folder = temporaryFolder()

@@ -41,6 +41,34 @@ struct HeartbeatTests {
         #expect(lateness.max >= 3 * frame - 0.001 && lateness.max <= elapsed, "max \(lateness.max) s")
         #expect(lateness.ticks >= 8 && Double(lateness.ticks) <= elapsed / 0.001 + 1, "\(lateness.ticks) ticks")
     }
+
+    /// compare's figures are its runs' measurements merged: each run's ticks and missed frames
+    /// count, not only the last run's (a merge that kept the last run's ticks went unseen).
+    @MainActor
+    @Test("runs merged keep every run's ticks and missed frames, and the larger lateness")
+    func mergedRuns() async throws {
+        let frame = Double(MainQueueHeartbeat.frameNanoseconds) / 1e9
+        var runs: [MainQueueLateness] = []
+        // A run with the main queue free, then one with a stall of about 3 frames in it.
+        for stalls in [false, true] {
+            let heartbeat = MainQueueHeartbeat(intervalNanoseconds: 1_000_000)
+            heartbeat.start()
+            try await Task.sleep(for: .milliseconds(30))
+            if stalls { usleep(UInt32(3 * frame * 1e6) + 1000) }
+            try await Task.sleep(for: .milliseconds(30))
+            runs.append(heartbeat.stop())
+        }
+        let (free, stalled) = (runs[0], runs[1])
+        #expect(free.ticks >= 5 && stalled.ticks >= 5, "\(free.ticks) and \(stalled.ticks) ticks")
+        #expect(stalled.missedFrames >= 1, "\(stalled.missedFrames) frames missed in a stall of 3")
+        let merged = free.merged(with: stalled)
+        #expect(merged.ticks == free.ticks + stalled.ticks)
+        #expect(merged.missedFrames == free.missedFrames + stalled.missedFrames)
+        #expect(merged.max >= stalled.max && merged.max >= free.max)
+        // Merged the other way round, the same counts.
+        let reversed = stalled.merged(with: free)
+        #expect(reversed.ticks == merged.ticks && reversed.missedFrames == merged.missedFrames)
+    }
 }
 
 @Suite("Deadlines for the binary")

@@ -207,4 +207,52 @@ struct PartForgeryTests {
         #expect(joined.status == 0, "\(joined.standardError)")
         #expect(try PartRefusalTests.bytes(folder, "joined.png") == PartRefusalTests.bytes(folder, "one.png"))
     }
+
+    /// The last part's image data as one final stored block of filtered rows of zeros (cut into
+    /// one chunk a slice), every count and checksum its own (the body's bytes, the filtered bytes,
+    /// the Adler-32), its first row under filter type `firstFilter`: only the rows' filter types
+    /// can tell it from a real part.
+    static func storedLastPart(_ bytes: [UInt8], firstFilter: UInt8) -> [UInt8] {
+        var part = ForgedPart(bytes)
+        var rows = [UInt8](repeating: 0, count: Int(part.footer.filteredBytes))
+        rows[0] = firstFilter
+        let length = UInt16(rows.count)
+        let block: [UInt8] =
+            [0x01, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)] + rows
+        // One chunk a slice, as a part has.
+        let slices = Int(part.header.endSlice) - Int(part.header.firstSlice)
+        part.chunks = (0..<slices).map { index in
+            ForgedPart.chunk(
+                type: Array("IDAT".utf8),
+                data: Array(block[(index * block.count / slices)..<((index + 1) * block.count / slices)]))
+        }
+        part.footer.bodyBytes = UInt64(part.chunks.map(\.count).reduce(0, +))
+        var (low, high): (UInt32, UInt32) = (1, 0)
+        for byte in rows {
+            low = (low + UInt32(byte)) % 65521
+            high = (high + low) % 65521
+        }
+        part.footer.adler = high << 16 | low
+        return part.bytes
+    }
+
+    @Test("a row under a filter type PNG does not have (5, 255) is refused; the same part under Sub joins")
+    func unknownFilterType() throws {
+        let folder = try PartRefusalTests.partsFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let last = try PartRefusalTests.bytes(folder, "p2")
+        // The forger is exact: under filter type 1 (Sub) the same rows join, and a checker takes the PNG.
+        try PartRefusalTests.write(Self.storedLastPart(last, firstFilter: 1), folder, "sub")
+        let joined = try MandelProcess.run(["join", "p0", "p1", "sub", "-o", "joined.png"], in: folder)
+        #expect(joined.status == 0, "\(joined.standardError)")
+        let image = try PNGImage(contentsOf: folder + "/joined.png")
+        #expect(image.width == 120 && image.height == 100)
+        for filter: UInt8 in [5, 255] {
+            try PartRefusalTests.write(Self.storedLastPart(last, firstFilter: filter), folder, "forged")
+            try PartRefusalTests.expectJoinRefused(
+                ["p0", "p1", "forged"], in: folder, status: 65,
+                mentioning: "'forged' is damaged: its image data is wrong: a row's filter type is not one of 0 to 4")
+            try FileManager.default.removeItem(atPath: folder + "/forged")
+        }
+    }
 }

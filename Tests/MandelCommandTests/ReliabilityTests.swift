@@ -383,6 +383,30 @@ struct ResourceTests {
             in: folder, launch: launch)
         expectRefusal(sweep, status: 71, mentioning: String(needed), leaving: folder)
     }
+
+    /// The pthread strategy starts a joiner beside its workers: its check counts one thread more
+    /// than thread's for the same workers (a count without the joiner went unseen: every limit of
+    /// the tests left room for it).
+    @Test(
+        "under a thread limit, pthread's refusal counts its joiner: one thread more than thread's",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/setpriv")))
+    func pthreadCountsItsJoiner() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let launch = MandelProcess.Launch(shellSetup: "exec prlimit --nproc=12 -- \"$0\" \"$@\"", asNobody: true)
+        var named: [String: Int] = [:]
+        for strategy in ["thread", "pthread"] {
+            let render = try MandelProcess.run(
+                ["render", "--strategy", strategy, "--workers", "8", "--size", "128", "--tile", "16", "-o", "p.png"],
+                in: folder, launch: launch)
+            expectRefusal(render, status: 71, mentioning: "threads this run needs", leaving: folder)
+            let count = try #require(render.firstErrorLine.firstMatch(of: /cannot start the (\d+) threads/)).output.1
+            named[strategy] = Int(count)
+        }
+        // Eight workers and the process's ten threads besides them; pthread's joiner besides those.
+        #expect(named["thread"] == 18, "\(named)")
+        #expect(named["pthread"] == 19, "\(named)")
+    }
 }
 
 // MARK: - Reports that agree

@@ -76,6 +76,31 @@ struct RenderCommandTests {
         #expect(files[0] == files[1])
     }
 
+    /// A strategy hands the preview to the main queue between its two renders, not after the
+    /// second: the preview, a 64th of the work, comes in the first half of a render of a tenth of a
+    /// second or more (apply handing it over after its second loop gave a first picture no sooner
+    /// than the whole; no test looked at when it came, only that it did).
+    @Test(
+        "render --preview: the first picture comes well before the whole, for every strategy",
+        arguments: StrategyCatalog.names)
+    func previewComesFirst(strategy: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            [
+                "render", "--size", "400x300", "--center", "-0.7,0.2", "--zoom", "2", "--iterations", "50000",
+                "--workers", "2", "--strategy", strategy, "--preview", "8", "--preview-output", "p.png", "--json",
+                "-o", "full.png",
+            ], in: folder)
+        #expect(result.status == 0, "\(result.standardError)")
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let first = try #require(object["first_picture_seconds"] as? Double)
+        let wall = try #require(object["wall_seconds"] as? Double)
+        try #require(wall > 0.05, "\(strategy): a render of \(wall) s is too short to tell")
+        #expect(first < wall / 2, "\(strategy): the first picture at \(first) s of \(wall) s")
+    }
+
     @Test(
         "render --preview: the preview file is every K-th pixel of the picture, and the line and JSON say when it came")
     func preview() throws {

@@ -59,6 +59,33 @@ struct ChromeTraceTests {
         }
         #expect(names.contains("main queue") && names.contains("worker 0"))
     }
+
+    @Test("a counter track has a value where it changes and its last one, each at its own time, to the end")
+    func counterTrack() async throws {
+        let job = RenderJob(
+            size: ImageSize(width: 32, height: 16), iterations: 50, split: .tiles,
+            tileSize: TileSize(width: 16, height: 16), workers: 1)
+        let (_, _, report) = try await renderWithThreads(job)
+        // Sampled every 10 ms from 2 ms before the render: the last two values repeat the one before them.
+        let threads = ChromeTrace.Counter(
+            name: "threads", firstSeconds: -0.002, intervalSeconds: 0.01, values: [3, 3, 5, 5, 5])
+        var bytes: [UInt8] = []
+        try ChromeTrace.write(report, title: "counters", counters: [threads]) { bytes += $0 }
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+        let events = try #require(object["traceEvents"] as? [[String: Any]])
+        let points = events.filter { $0["ph"] as? String == "C" }.compactMap { event -> (Double, Double)? in
+            guard let time = event["ts"] as? Double, let args = event["args"] as? [String: Any],
+                let value = args["value"] as? Double
+            else { return nil }
+            return (time, value)
+        }
+        // The first value, the change at 18 ms, and the last sample (38 ms), which ends the track.
+        let expected: [(Double, Double)] = [(-2000, 3), (18000, 5), (38000, 5)]
+        #expect(points.count == expected.count, "\(points)")
+        for (point, wanted) in zip(points, expected) {
+            #expect(abs(point.0 - wanted.0) < 0.01 && point.1 == wanted.1, "\(points)")
+        }
+    }
 }
 
 @Suite("Work maps")
