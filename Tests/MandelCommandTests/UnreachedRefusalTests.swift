@@ -50,8 +50,14 @@ struct UnreachedRefusalTests {
             ["render", "--preset", "benchmarks-game", "--frames", "4", "--zoom-to", "10", "-o", "r%04d.png"],
             "--frames zooms a view; the benchmarks-game preset has a fixed region"
         ),
-        (["render", "--julia", "1e400,0", "-o", "r.png"], "--julia 1e400,0 is past the largest Double: each part must be within ±1.8e308"),
-        (["render", "--julia", "0,-1e309", "-o", "r.png"], "--julia 0,-1e309 is past the largest Double: each part must be within ±1.8e308"),
+        (
+            ["render", "--julia", "1e400,0", "-o", "r.png"],
+            "--julia 1e400,0 is past the largest Double: each part must be within ±1.8e308"
+        ),
+        (
+            ["render", "--julia", "0,-1e309", "-o", "r.png"],
+            "--julia 0,-1e309 is past the largest Double: each part must be within ±1.8e308"
+        ),
     ]
 
     @Test("one line naming the option and what it takes, status 64, nothing written", arguments: cases)
