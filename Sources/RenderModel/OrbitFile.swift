@@ -27,6 +27,16 @@ package enum OrbitFile {
         }
     }
 
+    /// Writes `orbit`'s steps into `file`, computing them first if no render needed them, and closes it;
+    /// the caller puts it in place with the run's other outputs. Throws ``CommandRun/Stopped`` when the
+    /// run is stopped while the orbit is computed.
+    package static func write(
+        _ orbit: ZoomOrbit, to file: OutputFile, cancellation: CancellationFlag
+    ) throws {
+        guard let steps = try orbit.computedSteps(cancellation: cancellation) else { throw CommandRun.Stopped() }
+        try write(orbit, steps: steps, to: file)
+    }
+
     /// Writes `orbit`'s steps (which must be here) into `file`, and closes it: the caller puts it in place
     /// (`commit`), with the run's other outputs.
     package static func write(_ orbit: ZoomOrbit, steps: OrbitSteps, to file: OutputFile) throws(ImageFileError) {

@@ -72,10 +72,7 @@ package struct RenderSession {
                 let summary = try await render(
                     into: files[0], extras: Array(files.dropFirst().dropLast(orbitPaths.count)))
                 if let orbit, orbitOutput != nil, let file = files.last {
-                    guard let steps = try orbit.computedSteps(cancellation: watch.cancellation) else {
-                        throw CommandRun.Stopped()
-                    }
-                    try OrbitFile.write(orbit, steps: steps, to: file)
+                    try OrbitFile.write(orbit, to: file, cancellation: watch.cancellation)
                 }
                 return summary
             }

@@ -233,21 +233,18 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
             let orbit = try sharedOrbit(pictureSamples: whole.deepReach.pictureSamples, limit: whole.kernelLimit)
             // A zoom's orbit file is the run's, written after its last frame: opened (and its path checked)
             // before the first, and removed if the run stops or fails. One render's is published with its picture.
-            let zoomOrbitFile = try sequence == nil ? nil : batch.orbitOutput.map { try OutputFile(path: $0) }
-            do {
-                try await renderFrames(
-                    sequence, frameName: frameName, orbit: orbit, orbitFile: zoomOrbitFile, watch: watch)
-            } catch {
-                zoomOrbitFile?.discard()
-                throw error
+            let zoomOrbitPaths = sequence == nil ? [] : batch.orbitOutput.map { [$0] } ?? []
+            try await CommandRun.publishing(zoomOrbitPaths, watch: watch) { files in
+                try await renderFrames(sequence, frameName: frameName, orbit: orbit, watch: watch)
+                if let orbit, let file = files.first {
+                    try OrbitFile.write(orbit, to: file, cancellation: watch.cancellation)
+                }
             }
         }
     }
 
     @MainActor private func renderFrames(
-        _ sequence: (indices: Range<Int>, count: Int)?, frameName: FrameName?, orbit: ZoomOrbit?,
-        orbitFile: OutputFile?,
-        watch: SignalWatch
+        _ sequence: (indices: Range<Int>, count: Int)?, frameName: FrameName?, orbit: ZoomOrbit?, watch: SignalWatch
     ) async throws {
         var notedDeep = false
         for index in sequence?.indices ?? 0..<1 {
@@ -282,13 +279,6 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
             }
             try await session.run()
             if watch.stoppedBy != nil { throw CommandRun.Stopped() }
-        }
-        if let orbit, let orbitFile {
-            guard let steps = try orbit.computedSteps(cancellation: watch.cancellation) else {
-                throw CommandRun.Stopped()
-            }
-            try OrbitFile.write(orbit, steps: steps, to: orbitFile)
-            try orbitFile.commit()
         }
     }
 }
