@@ -104,6 +104,8 @@ package struct MeasurementSession {
         let threadsUsed: Int
         let imbalance: Double
         let iterations: UInt64
+        /// The finished tiles' pixels: the picture's, unless the run was cancelled on purpose.
+        let pixels: Int
         let workers: Int
     }
 
@@ -265,7 +267,11 @@ package struct MeasurementSession {
                 Run(
                     wall: report.wallSeconds, cpu: report.cpu, threadsUsed: report.threadsUsed,
                     imbalance: report.imbalance,
-                    iterations: report.totalIterations, workers: report.plannedWorkers))
+                    iterations: report.totalIterations,
+                    pixels: behaviour.cancelAfter == nil
+                        ? job.size.pixelCount
+                        : report.tiles.reduce(0) { $0 + ($1.isFinished ? $1.rect.width * $1.rect.height : 0) },
+                    workers: report.plannedWorkers))
             tally.behaviours[index].add(outcome.behaviour)
             tally.behaviours[index].add(report)
             // A run cancelled on purpose has an unfinished picture: its pixels are not compared.
@@ -293,8 +299,9 @@ package struct MeasurementSession {
                     // A strategy whose runs disagree among themselves gets a checksum no other can match
                     // (with --cancel-after, none is compared and every checksum is 0).
                     checksum: checksums.count == 1 ? checksums.first! : 0,
-                    pixels: job.size.pixelCount,
-                    iterations: runs[0].iterations,
+                    // The medians over runs: every run's, unless --cancel-after stopped them at different tiles.
+                    pixels: runs.map(\.pixels).sorted()[runs.count / 2],
+                    iterations: runs.map(\.iterations).sorted()[runs.count / 2],
                     behaviour: tally.behaviours[index].summary,
                     baseline: entries[index].baseline, order: entries[index].order.rawValue)
             })

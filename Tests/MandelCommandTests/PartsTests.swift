@@ -86,6 +86,38 @@ struct PartsTests {
 /// `BoundedMemoryTests`): ASan's quarantine makes resident memory meaningless there.
 @Suite("Parts: bounded memory")
 struct PartsBoundedMemoryTests {
+    @Test(
+        "join's line: the parts it joined, the image data it copied (the PNG's data chunks but the last) and its time")
+    func joinLine() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let names = (0..<3).map { "q\($0).part" }
+        for (index, name) in names.enumerated() {
+            try PartsTests.render(["--size", "700x500", "--part", "\(index)/3", "-o", name], in: folder)
+        }
+        let joined = try MandelProcess.run(["join"] + names + ["-o", "q.png"], in: folder)
+        #expect(joined.status == 0, "\(joined.standardError)")
+        let line = joined.standardOutput.trimmingCharacters(in: .newlines)
+        let match = try #require(
+            line.wholeMatch(of: /joined 3 parts \(([\d.]+) (B|KiB|MiB) of image data\) in ([\d.]+) (ms|s) -> q\.png/),
+            "\(line)")
+        // The data chunks, 12 bytes of frame each, but the last: the stream's end, which the join writes itself.
+        let png = [UInt8](try PartsTests.file(folder, "q.png"))
+        var offset = 8
+        var data = 0
+        while offset + 8 <= png.count {
+            let length = png[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            if png[offset + 4..<offset + 8].elementsEqual("IDAT".utf8) { data += length + 12 }
+            offset += length + 12
+        }
+        let copied = Double(data - 16)
+        let unit = ["B": 1.0, "KiB": 1024, "MiB": 1_048_576][String(match.2)]!
+        // 700x500 of smooth colour: tens of KiB, printed to a tenth.
+        #expect(copied > 10 * 1024 && abs(Double(match.1)! * unit - copied) <= 0.05 * unit, "\(line): \(copied) bytes")
+        let seconds = Double(match.3)! * (match.4 == "ms" ? 1e-3 : 1)
+        #expect(seconds > 0 && seconds < 20, "\(line)")
+    }
+
     @Test("a part of a tall picture renders in bands, and the join streams: both far below the picture's size")
     func tallPicture() throws {
         let folder = temporaryFolder()
