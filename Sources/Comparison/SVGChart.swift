@@ -32,6 +32,26 @@ package enum SVGChart {
         }
     }
 
+    /// What a bar's tooltip calls its three figures: the bar's end and the whisker's two; a whisker end
+    /// named nil is the bar's own and is not repeated.
+    package struct Figures: Sendable {
+        package var value = "median", low: String? = "min", high = "max"
+
+        package init() {}
+
+        package init(value: String, low: String?, high: String) {
+            self.value = value
+            self.low = low
+            self.high = high
+        }
+
+        /// "median 1.2, min 1.0, max 1.5".
+        func tooltip(_ bar: Bar) -> String {
+            ["\(value) \(format(bar.value))", low.map { "\($0) \(format(bar.low))" }, "\(high) \(format(bar.high))"]
+                .compactMap { $0 }.joined(separator: ", ")
+        }
+    }
+
     static let palette = [
         "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f",
     ]
@@ -43,7 +63,8 @@ package enum SVGChart {
         title: String, subtitle: String, valueLabel: String, bars: [Bar],
         legend legendEntries: [(String, String)] = [
             ("bar: median of the runs", "#888"), ("whisker: min to max", "#222"),
-        ]
+        ],
+        figures: Figures = Figures()
     ) -> String {
         // Room for the longest label at about 7 pixels a character.
         let left = max(Self.left, Double(bars.map(\.label.count).max() ?? 0) * 7 + 20)
@@ -66,7 +87,7 @@ package enum SVGChart {
             body +=
                 #"<rect x="\#(left)" y="\#(y + slot * 0.2)" width="\#(bar.value / maximum * plotWidth)" "#
                 + #"height="\#(barHeight)" fill="\#(color)"\#(outline)><title>\#(escape(bar.label)): "#
-                + #"median \#(format(bar.value)), min \#(format(bar.low)), max \#(format(bar.high))</title></rect>"#
+                + #"\#(escape(figures.tooltip(bar)))</title></rect>"#
             let middle = y + slot * 0.5
             body += line(
                 left + bar.low / maximum * plotWidth, middle, left + bar.high / maximum * plotWidth, middle,

@@ -143,7 +143,8 @@ package enum Charts {
                 + "of every "
                 + "\(every)th pixel, medians of the counted runs",
             valueLabel: "ms after the start; shorter is sooner", bars: bars,
-            legend: [("bar: the preview", "#888"), ("whisker: the full picture", "#222")])
+            legend: [("bar: the preview", "#888"), ("whisker: the full picture", "#222")],
+            figures: .init(value: "preview", low: nil, high: "full picture"))
     }
 
     /// One bar per strategy: how late the main queue's heartbeat ran (99th percentile, whiskers from the median to the
@@ -162,6 +163,7 @@ package enum Charts {
                 "\(job.size), \(job.splitLabel), \(WorkloadText.workers(job))\(workload); heartbeat every tick, all "
                 + "counted runs",
             valueLabel: "heartbeat lateness (ms); shorter is more responsive", bars: bars,
-            legend: [("bar: 99th percentile", "#888"), ("whisker: median to max", "#222")])
+            legend: [("bar: 99th percentile", "#888"), ("whisker: median to max", "#222")],
+            figures: .init(value: "p99", low: "median", high: "max"))
     }
 }

@@ -67,6 +67,44 @@ struct ChartTests {
         }
     }
 
+    @Test("compare --chart: a bar per strategy at its median, the whisker from min to max, the fastest outlined")
+    func compareWallTimes() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            [
+                "compare", "--size", "64", "--tile", "16", "--workers", "2", "--iterations", "200", "--strategies",
+                "gcd,tasks", "--warmup", "0", "--runs", "3", "--chart", "w.svg", "--json", "c.json",
+            ], in: folder)
+        try #require(result.status == 0, "\(result.standardError)")
+        let rows = try ChartRows(jsonAt: folder + "/c.json")
+        let chart = try SVGChartFile(path: folder + "/w.svg")
+        #expect(chart.title == "mandel compare: wall time per strategy")
+        #expect(chart.xLabel == "wall time (ms), shorter is better")
+        #expect(chart.legend == ["bar: median of the runs", "whisker: min to max"])
+        #expect(chart.series.map(\.name) == ["serial", "gcd", "tasks"])
+        let axis = try chart.xAxis(logarithmic: false)
+        for (name, group) in chart.series {
+            let row = try rows.row(name)
+            let (median, low, high) = (
+                try row.number("median") * 1000, try row.number("min") * 1000, try row.number("max") * 1000
+            )
+            let bar = try ChartBar(group, on: axis)
+            #expect(bar.label == name)
+            #expect(close(bar.start, 0), "\(name): the bar starts at \(bar.start)")
+            #expect(close(bar.end, median), "\(name): bar to \(bar.end) ms, median \(median) ms")
+            #expect(close(bar.whiskerLow, low), "\(name): whisker from \(bar.whiskerLow) ms, min \(low) ms")
+            #expect(close(bar.whiskerHigh, high), "\(name): whisker to \(bar.whiskerHigh) ms, max \(high) ms")
+            #expect(bar.tooltipNames == ["median", "min", "max"], "\(name): \(bar.tooltipNames)")
+            for (shown, value) in zip(bar.tooltip, [median, low, high]) {
+                #expect(abs(shown - value) <= SVGChartFile.rounding(of: value), "\(name): \(shown) for \(value)")
+            }
+            let fastest = try row.object["verdict"] as? String == "fastest"
+            #expect(
+                bar.outlined == fastest, "\(name): outlined \(bar.outlined), verdict \(row.object["verdict"] ?? "")")
+        }
+    }
+
     @Test("compare --latency-chart: a bar per strategy at its p99, the whisker from p50 to max, as in the JSON")
     func compareLatency() throws {
         let folder = temporaryFolder()
@@ -106,8 +144,9 @@ struct ChartTests {
             #expect(close(bar.whiskerLow, p50), "\(name): whisker from \(bar.whiskerLow) ms, p50 \(p50) ms")
             #expect(close(bar.whiskerHigh, max), "\(name): whisker to \(bar.whiskerHigh) ms, max \(max) ms")
             #expect(bar.whiskerLow <= bar.end && bar.end <= bar.whiskerHigh, "\(name): the bar lies inside its whisker")
-            // The tooltip names the same three figures (as median, min and max: SVGChart's words for any bar).
+            // The tooltip names the same three figures, by their own names.
             #expect(bar.tooltip.count == 3, "\(name): \(bar.tooltip)")
+            #expect(bar.tooltipNames == ["p99", "median", "max"], "\(name): \(bar.tooltipNames)")
             for (shown, value) in zip(bar.tooltip, [p99, p50, max]) {
                 #expect(abs(shown - value) <= SVGChartFile.rounding(of: value), "\(name): \(shown) for \(value)")
             }
@@ -149,6 +188,12 @@ struct ChartTests {
             #expect(close(bar.whiskerLow, first), "\(name): whisker from \(bar.whiskerLow) ms, preview at \(first) ms")
             #expect(close(bar.whiskerHigh, full), "\(name): whisker to \(bar.whiskerHigh) ms, full at \(full) ms")
             #expect(bar.end > 0 && bar.end <= bar.whiskerHigh, "\(name): the preview comes first")
+            // The tooltip: the preview and the full picture, each once, by name.
+            #expect(bar.tooltipNames == ["preview", "full picture"], "\(name): \(bar.tooltipNames)")
+            #expect(bar.tooltip.count == 2, "\(name): \(bar.tooltip)")
+            for (shown, value) in zip(bar.tooltip, [first, full]) {
+                #expect(abs(shown - value) <= SVGChartFile.rounding(of: value), "\(name): \(shown) for \(value)")
+            }
         }
     }
 
@@ -484,8 +529,11 @@ private struct ChartBar {
     let end: Double
     let whiskerLow: Double
     let whiskerHigh: Double
-    /// The three numbers of the tooltip, "label: median V, min L, max H".
+    /// The numbers of the tooltip, "label: median V, min L, max H", and what it calls them.
     let tooltip: [Double]
+    let tooltipNames: [String]
+    /// Whether the bar is drawn with an outline: the fastest's.
+    let outlined: Bool
 
     init(_ group: SVGNode, on axis: ChartAxis) throws {
         let rect = try #require(group.descendants("rect").first)
@@ -494,9 +542,12 @@ private struct ChartBar {
         end = axis.value(at: rect.number("x") + rect.number("width"))
         whiskerLow = axis.value(at: whisker.number("x1"))
         whiskerHigh = axis.value(at: whisker.number("x2"))
+        outlined = rect.attributes["stroke"] != nil
         let title = rect.childText("title") ?? ""
         label = title.components(separatedBy: ": ").first ?? ""
-        tooltip = title.components(separatedBy: ", ").map { Double($0.split(separator: " ").last ?? "") ?? .nan }
+        let figures = (title.components(separatedBy: ": ").dropFirst().first ?? "").components(separatedBy: ", ")
+        tooltip = figures.map { Double($0.split(separator: " ").last ?? "") ?? .nan }
+        tooltipNames = figures.map { $0.split(separator: " ").dropLast().joined(separator: " ") }
     }
 }
 

@@ -116,7 +116,7 @@ struct PartForgeryTests {
         },
         Forgery(
             name: "an IEND chunk in the head",
-            says: "its PNG head holds a 'IEND' chunk; a part's head holds IHDR and tEXt only"
+            says: "its PNG head holds a chunk of type 'IEND'; a part's head holds IHDR and tEXt only"
         ) { part in
             part.header.pngHead += ForgedPart.chunk(type: Array("IEND".utf8), data: [])
         },
