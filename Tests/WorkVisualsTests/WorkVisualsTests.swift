@@ -3,7 +3,8 @@ import Foundation
 import MandelbrotCore
 import StrategyCatalog
 import Testing
-import WorkVisuals
+
+@testable import WorkVisuals
 
 /// Renders with the thread strategy and returns the canvas, counts and report.
 func renderWithThreads(_ job: RenderJob) async throws -> (PixelBuffer, IterationCounts, RenderReport) {
@@ -103,6 +104,71 @@ struct WorkMapTests {
         #expect(top != bottom, "the two bands have different workers' tints")
         let legend = (40..<map.height).flatMap { y in (0..<map.width).map { map[$0, y] } }
         #expect(legend.contains(RGB(0, 0, 0)), "the legend has text")
+    }
+
+    /// Whether `text` is drawn in black at (x, y) at scale 1: each character's cell holds its glyph's
+    /// ink and nothing else (a character the font lacks, blank).
+    static func shows(_ picture: RGBPicture, _ text: String, x: Int, y: Int) -> Bool {
+        for (index, character) in text.uppercased().enumerated() {
+            let rows = BitmapFont.glyphs[character] ?? BitmapFont.glyphs[" "]!
+            let left = x + index * (BitmapFont.glyphWidth + 1)
+            for (row, line) in rows.enumerated() {
+                for (column, ink) in line.enumerated() {
+                    let black = picture[left + column, y + row] == RGB(0, 0, 0)
+                    if black != (ink == "#") { return false }
+                }
+            }
+        }
+        return true
+    }
+
+    @Test(
+        "the ownership map: each tile in its worker's tint and outline, a legend of each worker's tiles, time and share"
+    )
+    func ownershipLegend() async throws {
+        let job = RenderJob(
+            size: ImageSize(width: 96, height: 48), iterations: 100, colorScheme: .bw,
+            tileSize: TileSize(width: 16, height: 16), workers: 3)
+        let (canvas, _, rendered) = try await renderWithThreads(job)
+        // The tiles as rendered, but the workers and times set: uneven tiles and shares, none of them all.
+        let tiles = rendered.tiles.enumerated().map { index, tile in
+            TileRecord(
+                rect: tile.rect, worker: index % 5 == 0 ? 2 : index % 2, start: Double(index) * 0.01,
+                end: Double(index) * 0.01 + 0.001 * Double(index + 1), iterations: tile.iterations)
+        }
+        let report = RenderReport(
+            strategy: "thread", wallSeconds: 0.2, cpu: rendered.cpu, tiles: tiles, plannedWorkers: 3)
+        let map = OwnershipMap.draw(canvas: canvas, report: report, title: "thread, tiles 16x16")
+        // Each tile: its worker's colour over the faint picture inside, half that colour on its top and left edge.
+        var tileCounts = [Int](repeating: 0, count: 3)
+        var busy = [Double](repeating: 0, count: 3)
+        for tile in report.tiles {
+            let worker = try #require(tile.worker)
+            tileCounts[worker] += 1
+            busy[worker] += tile.end - tile.start
+            let color = WorkerPalette.color(for: worker)
+            let (x, y) = (tile.rect.x + 5, tile.rect.y + 7)
+            let faint: UInt8 =
+                canvas.withBytes { $0[y * canvas.bytesPerRow + x / 8] & (0x80 >> UInt8(x % 8)) != 0 } ? 140 : 255
+            #expect(map[x, y] == color.blended(over: RGB(faint, faint, faint), amount: 0.5), "tile at \(tile.rect)")
+            #expect(map[tile.rect.x, y] == RGB(color.red / 2, color.green / 2, color.blue / 2), "tile at \(tile.rect)")
+        }
+        #expect(tileCounts == [7, 7, 4])
+        // The legend below the picture: the title, then per worker a swatch and its line.
+        let lineHeight = BitmapFont.glyphHeight + 3
+        let top = 48 + 4
+        let title = Self.shows(map, "thread, tiles 16x16", x: 4, y: top)
+        #expect(title, "the title is not drawn")
+        let total = busy.reduce(0, +)
+        for worker in 0..<3 {
+            let y = top + lineHeight * (worker + 1)
+            let line = String(
+                format: "worker %d: %d tiles, %.3f s busy (%.0f%%)", worker, tileCounts[worker], busy[worker],
+                busy[worker] / total * 100)
+            let shown = Self.shows(map, line, x: 4 + lineHeight, y: y)
+            #expect(shown, "worker \(worker)'s line is not \(line)")
+            #expect(map[4, y] == WorkerPalette.color(for: worker), "worker \(worker)'s swatch")
+        }
     }
 
     @Test("the cost map is black where nothing was iterated and bright where the most was")
