@@ -58,7 +58,8 @@ struct PNGHead: Equatable {
         var texts: [String: String] = [:]
         for chunk in chunks.dropFirst() {
             guard chunk.type == "tEXt" else {
-                throw Refusal("its PNG head holds a chunk of type '\(chunk.type)'; a part's head holds IHDR and tEXt only")
+                throw Refusal(
+                    "its PNG head holds a chunk of type '\(chunk.type)'; a part's head holds IHDR and tEXt only")
             }
             guard let (key, text) = Self.text(chunk.data) else {
                 throw Refusal("a tEXt chunk of its PNG head has no keyword of 1 to 79 printable characters")
