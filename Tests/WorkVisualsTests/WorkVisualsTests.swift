@@ -171,6 +171,42 @@ struct WorkMapTests {
         }
     }
 
+    @Test("the cost map's every pixel: its iterations on a log scale to the most, 0 where the kernel skipped it")
+    func costLevels() async throws {
+        let job = RenderJob(size: ImageSize(width: 60, height: 40), iterations: 300, colorScheme: .gray, workers: 2)
+        let (_, counts, _) = try await renderWithThreads(job)
+        let grid = SampleGrid.of(job)
+        let map = CostMap.draw(counts: counts, grid: grid, kernel: .simd)
+        var costs: [[UInt32]] = []
+        for y in 0..<40 {
+            costs.append(
+                (0..<60).map { x in
+                    let skipped = IterationKernel.simd.skipsIteration(
+                        real: grid.realParts[x], imaginary: grid.imaginaryParts[y])
+                    return skipped ? 0 : counts[x, y]
+                })
+        }
+        let most = Double(costs.joined().max()!)
+        #expect(most > 100, "the view's dearest pixel took \(most) iterations")
+        var levels = Set<UInt8>()
+        for y in 0..<40 {
+            for x in 0..<60 {
+                let level = UInt8((log1p(Double(costs[y][x])) / log1p(most) * 255).rounded())
+                levels.insert(level)
+                #expect(map[x, y] == RGB(level, level, level), "(\(x), \(y)): \(costs[y][x]) iterations")
+            }
+        }
+        // Many levels between black and white: a scale, not a threshold.
+        #expect(levels.count > 20 && levels.contains(0) && levels.contains(255))
+        // A Julia set has no shortcut: the same counts, none skipped.
+        let julia = CostMap.draw(
+            counts: counts, grid: grid, kernel: .simd, julia: JuliaConstant(real: -0.8, imaginary: 0.156))
+        let centre = Double(counts[30, 20])
+        let most2 = Double((0..<40).flatMap { y in (0..<60).map { counts[$0, y] } }.max()!)
+        let level = UInt8((log1p(centre) / log1p(most2) * 255).rounded())
+        #expect(julia[30, 20] == RGB(level, level, level) && level > 0)
+    }
+
     @Test("the cost map is black where nothing was iterated and bright where the most was")
     func cost() async throws {
         let job = RenderJob(size: ImageSize(width: 60, height: 40), iterations: 200, colorScheme: .gray, workers: 2)
