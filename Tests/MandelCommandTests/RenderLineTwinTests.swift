@@ -114,8 +114,10 @@ struct RenderLineTwinTests {
         #expect(Int(bands.1) == json["bands"] as? Int && Int(bands.1) == 4)
         #expect(Int(bands.2) == json["band_rows"] as? Int && Int(bands.2) == 40)
         let resident = try #require(json["peak_resident_bytes"] as? Int)
-        // Two processes: the same program on the same picture, within a few MiB of each other.
-        #expect(abs(Int(bands.3)! - resident >> 20) <= 8, "\(bands.3) MiB against \(resident >> 20)")
+        // Two processes: the same program on the same picture, within a fifth or 8 MiB of each other (more
+        // under AddressSanitizer, whose shadow memory counts).
+        let slack = max(8, (resident >> 20) / 5)
+        #expect(abs(Int(bands.3)! - resident >> 20) <= slack, "\(bands.3) MiB against \(resident >> 20)")
     }
 
     @Test("histogram colouring: the merge, its batch and batches as the JSON's")
