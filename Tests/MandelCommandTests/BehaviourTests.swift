@@ -140,13 +140,22 @@ struct BehaviourTests {
                 #expect(waiting["checksum"] as? String == plain["checksum"] as? String, "\(strategy), \(split)")
             }
         }
-        // And the waits are waited: 12 tiles among at most 4 workers give some worker at least
-        // 3 tiles, so at least two waits of 10 ms between its tiles. (A bound of one 1 ms wait
-        // could not fail: on a fast processor the render alone takes longer than that.)
-        for strategy in StrategyCatalog.names {
-            let waiting = try Self.renderJSON(
-                workload + ["--strategy", strategy, "--split", "tiles", "--tile-wait", "10", "--tile-wait-mode", mode])
-            #expect(try #require(waiting["wall_seconds"] as? Double) >= 0.020, "\(strategy) did not wait")
+        // And the waits are waited, with the tiles split and the rows split: 12 tiles among at most 4
+        // workers give some worker at least 3 tiles, so at least two waits of 10 ms between its tiles;
+        // interleaved rows give each worker 24 rows, each a tile. (A bound of one 1 ms wait could not
+        // fail: on a fast processor the render alone takes longer than that. The bands split gives
+        // each of the 4 workers one band, one tile: no wait between tiles to measure.) gcd chains a
+        // static share's blocks through its waits, apart from the blocks that take tiles: a share that
+        // forgot to wait rendered its rows back to back, and only the tiles split was measured here.
+        for split in ["rows", "tiles"] {
+            for strategy in StrategyCatalog.names {
+                let waiting = try Self.renderJSON(
+                    workload + [
+                        "--strategy", strategy, "--split", split, "--tile-wait", "10", "--tile-wait-mode", mode,
+                    ])
+                #expect(
+                    try #require(waiting["wall_seconds"] as? Double) >= 0.020, "\(strategy), \(split) did not wait")
+            }
         }
     }
 

@@ -55,6 +55,22 @@ struct PartRefusalTests {
             ["p0", "p1", "p2", "absent"], in: folder, status: 66, mentioning: "cannot read 'absent'")
     }
 
+    @Test("many missing parts: the first ten named, and how many more beyond them")
+    func manyMissing() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for index in [0, 13] {
+            let result = try MandelProcess.run(
+                ["render", "--size", "120x300", "--color", "gray", "--part", "\(index)/16", "-o", "p\(index)"],
+                in: folder)
+            #expect(result.status == 0, "\(result.standardError)")
+        }
+        // 14 of 16 missing: 1 to 12, 14 and 15; the line names ten and counts the other four.
+        try Self.expectJoinRefused(
+            ["p13", "p0"], in: folder, status: 65,
+            mentioning: "parts 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 and 4 more of 16 are missing (parts count from 0 to 15)")
+    }
+
     @Test("parts of another picture, of another compression, or of another number of parts")
     func otherRenders() throws {
         let folder = try Self.partsFolder()

@@ -1,6 +1,7 @@
 import Comparison
 import Foundation
 import ProcessTestSupport
+import RenderModel
 import Testing
 
 /// What compare's tables print is what its JSON says, cell by cell, to the printed digit: a figure
@@ -98,6 +99,28 @@ struct TableTwinTests {
                 "\(strategy)'s \(column): printed \(row[column] ?? "nothing"), JSON \(value as Any)",
                 sourceLocation: sourceLocation)
         }
+    }
+
+    @Test("the summary's slower strategies say the verdict column's percentages: +13% for 12.9%, rounded as it is")
+    func summarySlower() throws {
+        func result(_ name: String, _ seconds: Double) -> StrategyResult {
+            StrategyResult(
+                strategy: name, wallSeconds: [seconds, seconds, seconds], userSeconds: seconds, systemSeconds: 0,
+                workers: name == "serial" ? 1 : 2, threadsUsed: 2, imbalance: 1, checksum: 7, pixels: 1000,
+                iterations: 50_000)
+        }
+        // Three runs each, alike: every interval is its median, so every other row is slower, by
+        // 12.9% and 17.1% (a summary that truncated would say +12%).
+        let comparison = StrategyComparison(
+            baselineName: "serial",
+            results: [result("serial", 0.2), result("gcd", 0.1), result("thread", 0.1129), result("tasks", 0.1171)])
+        let summary = WorkloadText.summary(of: comparison)
+        for result in comparison.results where result.strategy != "gcd" && result.strategy != "serial" {
+            let verdict = comparison.verdict(of: result).description
+            let percent = try #require(verdict.firstMatch(of: /\(\+(\d+)%\)/)?.1, "\(verdict)")
+            #expect(summary.contains("\(result.strategy) +\(percent)%"), "\(summary) against \(verdict)")
+        }
+        #expect(summary.contains("; slower: thread +13%, tasks +17%."), "\(summary)")
     }
 
     @Test(

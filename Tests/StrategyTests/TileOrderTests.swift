@@ -107,4 +107,26 @@ struct TileOrderTests {
         #expect(report.centreDoneSeconds == expected)
         #expect(report.tiles.filter { $0.rect.intersects(quarter) }.count == 6 * 5)
     }
+
+    @Test("the central quarter's tiles share a pixel with it: the ring that only touches its edges is not waited for")
+    func centreQuarterEdges() async throws {
+        // 128×128 in tiles of 32: the quarter is 32..<96 each way, exactly the 2×2 tiles inside it;
+        // the 12 tiles around them touch its edges and corners, and share no pixel with it.
+        let job = RenderJob(
+            size: ImageSize(width: 128, height: 128), iterations: 200, colorScheme: .gray, split: .tiles,
+            tileSize: TileSize(width: 32, height: 32), workers: 2)
+        let (_, report) = try await Self.render(job, with: strategy(named: "thread"), order: .rows)
+        let inner = report.tiles.filter { (32..<96).contains($0.rect.x) && (32..<96).contains($0.rect.y) }
+        #expect(inner.count == 4)
+        // In row order the bottom row of tiles ends after the inner ones: a quarter that took in the
+        // ring would be done only with the whole picture.
+        #expect(report.centreDoneSeconds == inner.map(\.end).max()!)
+        #expect(report.centreDoneSeconds! < report.tiles.map(\.end).max()!)
+        let quarter = PixelRect(x: 32, y: 32, width: 64, height: 64)
+        for (x, y) in [(0, 0), (32, 0), (96, 32), (96, 96), (0, 96), (64, 96)] {
+            #expect(!PixelRect(x: x, y: y, width: 32, height: 32).intersects(quarter), "the tile at \(x),\(y)")
+        }
+        #expect(PixelRect(x: 95, y: 95, width: 32, height: 32).intersects(quarter), "one pixel in common")
+        #expect(PixelRect(x: 0, y: 0, width: 33, height: 33).intersects(quarter), "one pixel in common")
+    }
 }

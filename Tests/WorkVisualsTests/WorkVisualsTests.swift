@@ -125,7 +125,7 @@ struct WorkMapTests {
     @Test(
         "the ownership map: each tile in its worker's tint and outline, a legend of each worker's tiles, time and share"
     )
-    func ownershipLegend() async throws {
+    func ownershipTintsAndLegend() async throws {
         let job = RenderJob(
             size: ImageSize(width: 96, height: 48), iterations: 100, colorScheme: .bw,
             tileSize: TileSize(width: 16, height: 16), workers: 3)
@@ -205,6 +205,75 @@ struct WorkMapTests {
         let most2 = Double((0..<40).flatMap { y in (0..<60).map { counts[$0, y] } }.max()!)
         let level = UInt8((log1p(centre) / log1p(most2) * 255).rounded())
         #expect(julia[30, 20] == RGB(level, level, level) && level > 0)
+    }
+
+    /// The `count` characters drawn in the bitmap font from (x, y) at `scale` in `ink`, read back
+    /// glyph by glyph (capitals, as the font draws them); `?` where no glyph matches.
+    static func readText(_ picture: RGBPicture, x: Int, y: Int, scale: Int, count: Int, ink: RGB) -> String {
+        String(
+            (0..<count).map { index -> Character in
+                let left = x + index * (BitmapFont.glyphWidth + 1) * scale
+                let cells = (0..<BitmapFont.glyphHeight).map { row in
+                    String(
+                        (0..<BitmapFont.glyphWidth).map { column in
+                            picture[left + column * scale, y + row * scale] == ink ? "#" : "."
+                        })
+                }
+                return BitmapFont.glyphs.first { $0.value == cells }?.key ?? "?"
+            })
+    }
+
+    @Test("the ownership map's legend reads back: each worker's tiles, busy time and share, the shares adding to 100%")
+    func ownershipLegend() async throws {
+        // Bands on 3 workers: the set's middle band is the busiest, none has all the time.
+        let job = RenderJob(
+            size: ImageSize(width: 96, height: 60), iterations: 2000, colorScheme: .gray, split: .bands, workers: 3)
+        let (canvas, _, report) = try await renderWithThreads(job)
+        let map = OwnershipMap.draw(canvas: canvas, report: report, title: "thread, bands")
+        // Below 600 pixels wide the legend is drawn at scale 1: a line every 8 pixels, the text
+        // after a swatch of the line's height.
+        let (scale, lineHeight, top) = (1, BitmapFont.glyphHeight + 3, 60 + 4)
+        #expect(
+            Self.readText(map, x: 4, y: top, scale: scale, count: 13, ink: RGB(0, 0, 0)) == "THREAD, BANDS")
+        var shares = 0
+        var tiles = 0
+        for worker in 0..<3 {
+            let busy = report.workerBusySeconds[worker]
+            let line = Self.readText(
+                map, x: 4 + lineHeight, y: top + lineHeight * (worker + 1), scale: scale, count: 40, ink: RGB(0, 0, 0))
+            let match = try #require(
+                line.firstMatch(of: /^WORKER (\d): (\d+) TILES, (\d+\.\d{3}) S BUSY \((\d+)%\)/), "\(line)")
+            #expect(Int(match.1) == worker, "\(line)")
+            let owned = report.tiles.filter { $0.worker == worker }.count
+            #expect(Int(match.2) == owned, "\(line)")
+            #expect(abs(try #require(Double(match.3)) - busy) <= 0.0005, "\(line): busy \(busy) s")
+            let share = try #require(Int(match.4))
+            let total = report.workerBusySeconds.reduce(0, +)
+            // The share of the busy time, to the printed percent, and between 1% and 99% here.
+            #expect(abs(Double(share) - busy / total * 100) <= 0.5, "\(line): \(busy) s of \(total) s")
+            #expect(share >= 1 && share <= 99, "\(line)")
+            shares += share
+            tiles += owned
+        }
+        #expect(shares >= 98 && shares <= 102, "the shares add up to \(shares)%")
+        #expect(tiles == report.tiles.count)
+    }
+
+    @Test("a Julia set's cost map has every pixel's own count: the Mandelbrot set's cardioid shortcut is not its")
+    func juliaCost() async throws {
+        let julia = JuliaConstant(real: -0.8, imaginary: 0.156)
+        let job = RenderJob(
+            size: ImageSize(width: 60, height: 40), iterations: 200, colorScheme: .gray, workers: 2, julia: julia)
+        let (_, counts, _) = try await renderWithThreads(job)
+        let grid = SampleGrid.of(job)
+        let simd = CostMap.draw(counts: counts, grid: grid, kernel: .simd, julia: julia)
+        let scalar = CostMap.draw(counts: counts, grid: grid, kernel: .scalar, julia: julia)
+        // The centre pixel, −0.5 + 0i, is deep in the Mandelbrot set's cardioid, which the SIMD kernel
+        // skips for the Mandelbrot set; the Julia set's orbit from it was iterated, and escaped.
+        #expect(IterationKernel.simd.skipsIteration(real: grid.realParts[30], imaginary: grid.imaginaryParts[20]))
+        #expect(counts[30, 20] > 0 && counts[30, 20] < 200, "\(counts[30, 20])")
+        #expect(simd[30, 20] != RGB(0, 0, 0))
+        #expect(simd.bytes == scalar.bytes, "a Julia set's map does not depend on the kernel: nothing is skipped")
     }
 
     @Test("the cost map is black where nothing was iterated and bright where the most was")
