@@ -197,6 +197,10 @@ let package = Package(
             .target(
                 name: "ProcessTestSupport", dependencies: ["Deadline"], path: "Tests/ProcessTestSupport",
                 swiftSettings: sharedSwiftSettings),
+            // The process sampler in a process whose threads a test decides (ProcessSamplerTests).
+            .executableTarget(
+                name: "sampler-probe", dependencies: ["Probes", "Platform"], path: "Tests/SamplerProbe",
+                swiftSettings: sharedSwiftSettings),
             // Random lanes and the bits they give, for the lane-bit tests of both builds.
             .target(name: "LaneFixtures", path: "Tests/LaneFixtures", swiftSettings: sharedSwiftSettings),
             .testTarget(
@@ -256,9 +260,9 @@ let package = Package(
             .testTarget(
                 name: "MandelCommandTests",
                 dependencies: [
-                    "mandel", "MandelOptions", "RenderModel", "ImageFiles", "MandelbrotCore", "StrategyCatalog",
-                    "Comparison", "ProcessDriver", "Probes", "Deadline", "ProcessTestSupport", "DeepShim",
-                    propertyBased,
+                    "mandel", "sampler-probe", "MandelOptions", "RenderModel", "ImageFiles", "MandelbrotCore",
+                    "StrategyCatalog", "Comparison", "ProcessDriver", "Probes", "Deadline", "ProcessTestSupport",
+                    "DeepShim", propertyBased,
                 ],
                 swiftSettings: sharedSwiftSettings
             ),
