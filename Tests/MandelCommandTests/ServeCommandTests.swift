@@ -95,6 +95,26 @@ struct ServeCommandTests {
         #expect(reply == nil || reply?.status == 499, "\(reply?.status ?? 0)")
     }
 
+    /// Only SIGINT and SIGTERM are the way to end a server; any other signal that would end it stops
+    /// it as it stops a render: 128 + n, and one line that names the signal.
+    @Test(
+        "any other signal that would end serve stops it with status 128 + n and one line naming the signal",
+        arguments: [
+            (SIGHUP, "mandel: hung up (SIGHUP)"), (SIGQUIT, "mandel: quit (SIGQUIT)"),
+            (SIGUSR2, "mandel: stopped by SIGUSR2"),
+            (SIGXCPU, "mandel: stopped by SIGXCPU: the CPU time limit ('ulimit -t') ran out"),
+        ])
+    func otherSignalStops(signal: Int32, line: String) throws {
+        let server = try ServeProcess([])
+        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
+        #expect(try HTTPConnection.get("/health", port: server.port, deadline: 30).status == 200)
+        _ = try server.stop(with: signal)
+        #expect(server.process.terminationReason == .exit)
+        #expect(server.process.terminationStatus == 128 + signal)
+        let lines = server.standardError.split(separator: "\n")
+        #expect(lines.count == 1 && lines.first?.hasPrefix(line + ";") == true, "\(server.standardError)")
+    }
+
     @Test("a process tile cancelled while it renders keeps its helpers: the same ones serve the next tile")
     func processCancelKeepsHelpers() throws {
         // Tiles of 8x8 pixels: a helper finishes the tile it was given before the cancel reaches it.

@@ -42,6 +42,62 @@ struct ServeProcessorTimeTests {
         _ = try server.stop(with: SIGTERM)
     }
 
+    /// A tile whose client goes while its PNG is encoded (its render done, its slot given back) is
+    /// wasted: counted once as such, with the processor time of its render and its encoding, and
+    /// never as sent or cancelled. The test closes the connection the moment `/stats` shows the
+    /// render's end; on a loaded machine the encoding (about 0.2 s with `--compression small`) may
+    /// still beat it, and the tile is sent: then it tries again, at most three times.
+    @Test("a tile whose client goes while its PNG is encoded is counted wasted, with its processor time, never sent")
+    func wastedWhileEncoding() throws {
+        let server = try ServeProcess(["--compression", "small"])
+        defer { if server.process.isRunning { kill(server.process.processIdentifier, SIGKILL) } }
+        let pid = server.process.processIdentifier
+        // About 0.2 s to render (serial, near the boundary) and as long to encode.
+        let tile =
+            "/tile?strategy=serial&size=1024x1024&center=-0.7435,0.1314&zoom=200&iterations=4000"
+            + "&window=0,0,1024,1024"
+        var outcomes: [String] = []
+        for attempt in 1...3 {
+            let before = try StatsReading.fetch(port: server.port)
+            let usedBefore = try #require(Self.processorSeconds(of: pid))
+            let connection = try HTTPConnection(port: server.port)
+            try connection.send(get: tile)
+            try waitUntil("tile \(attempt) to render") {
+                try StatsReading.fetch(port: server.port).count("rendering", in: "queue") == 1
+            }
+            try waitUntil("tile \(attempt)'s render to end") {
+                try StatsReading.fetch(port: server.port).count("rendering", in: "queue") == 0
+            }
+            connection.close()
+            var after = before
+            try waitUntil("tile \(attempt) to be counted as ended") {
+                after = try StatsReading.fetch(port: server.port)
+                return after.count("tiles_sent", of: "serial") + after.count("tiles_wasted", of: "serial")
+                    > before.count("tiles_sent", of: "serial") + before.count("tiles_wasted", of: "serial")
+            }
+            let used = try #require(Self.processorSeconds(of: pid)) - usedBefore
+            let added = { (key: String) in after.count(key, of: "serial") - before.count(key, of: "serial") }
+            #expect(added("tiles_requested") == 1 && added("tiles_cancelled") == 0 && added("tiles_failed") == 0)
+            #expect(added("tiles_sent") + added("tiles_wasted") == 1)
+            let cpu = after.seconds("cpu_seconds", of: "serial") - before.seconds("cpu_seconds", of: "serial")
+            let wastedCPU =
+                after.seconds("cpu_seconds_wasted", of: "serial") - before.seconds("cpu_seconds_wasted", of: "serial")
+            if added("tiles_wasted") == 1 {
+                outcomes.append("wasted")
+                // Its render and its encoding: each at least 0.05 s on any machine this runs on.
+                let tick = 1 / Double(sysconf(Int32(_SC_CLK_TCK)))
+                #expect(
+                    abs(wastedCPU - cpu) < 1e-9 && cpu >= 0.1 && cpu <= used + 2 * tick,
+                    "wasted \(wastedCPU) s of \(cpu) s; the server used \(used) s")
+                break
+            }
+            outcomes.append("sent")
+            #expect(wastedCPU == 0, "a sent tile wasted \(wastedCPU) s")
+        }
+        #expect(outcomes.last == "wasted", "every try's tile was sent before its client went: \(outcomes)")
+        _ = try server.stop(with: SIGTERM)
+    }
+
     /// A process's user and system time from `/proc/PID/stat` (its 14th and 15th fields), in seconds.
     static func processorSeconds(of pid: Int32) -> Double? {
         guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
