@@ -150,7 +150,7 @@ struct PartOutputTests {
     func countsOfParts() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let picture = ["render", "--size", "120x100", "--color", "gray", "--iterations", "300"]
+        let picture = ["render", "--size", "1200x100", "--color", "gray", "--iterations", "300"]
         #expect(try MandelProcess.run(picture + ["--counts", "whole.npy", "-o", "one.png"], in: folder).status == 0)
         var stacked = Data()
         var rows = 0
@@ -159,14 +159,32 @@ struct PartOutputTests {
                 picture + ["--part", "\(index)/3", "--counts", "c\(index).npy", "-o", "p\(index)"], in: folder)
             #expect(result.status == 0, "\(result.standardError)")
             let (shape, data) = try NumPyArray.read(folder + "/c\(index).npy")
-            // The report names the part's rows: "rows 35–66".
-            let named = result.standardOutput.firstMatch(of: /rows (\d+)–(\d+)/).map { Int($0.2)! - Int($0.1)! + 1 }
-            #expect(shape == "(\(named ?? -1), 120)", "part \(index): \(shape), \(result.standardOutput)")
-            rows += named ?? 0
+            // The report names the part's rows, and the rows before them it rendered for its dictionary:
+            // "part 1 of 3 of 1200x100, rows 35–66 (+35 before, for the dictionary)". They follow the
+            // last part's, and with those before they are the rows the JSON of the same run says it rendered.
+            let line = try #require(
+                result.standardOutput.firstMatch(
+                    of:
+                        /part (\d) of 3 of 1200x100, rows (\d+)–(\d+)(?: \(\+(\d+) before, for the dictionary\))?: 1200x(\d+),/
+                ),
+                "\(result.standardOutput)")
+            let (first, last) = (Int(line.2)!, Int(line.3)!)
+            let before = line.4.map { Int($0)! } ?? 0
+            #expect(Int(line.1) == index && first == rows && before <= first, "\(result.standardOutput)")
+            #expect(Int(line.5) == before + last - first + 1, "\(result.standardOutput)")
+            let json = try MandelProcess.run(
+                picture + ["--part", "\(index)/3", "--json", "-o", "j\(index)"], in: folder)
+            let report = try #require(
+                try JSONSerialization.jsonObject(with: Data(json.standardOutput.utf8)) as? [String: Any])
+            #expect(
+                report["height"] as? Int == before + last - first + 1, "part \(index): \(report["height"] ?? "none")")
+            let named = last - first + 1
+            #expect(shape == "(\(named), 1200)", "part \(index): \(shape), \(result.standardOutput)")
+            rows += named
             stacked += data
         }
         let (shape, whole) = try NumPyArray.read(folder + "/whole.npy")
-        #expect(shape == "(100, 120)" && rows == 100)
+        #expect(shape == "(100, 1200)" && rows == 100)
         #expect(stacked == whole, "the parts' counts stacked differ from the picture's")
     }
 }
