@@ -160,7 +160,8 @@ struct PartOutputTests {
             #expect(result.status == 0, "\(result.standardError)")
             let (shape, data) = try NumPyArray.read(folder + "/c\(index).npy")
             // The report names the part's rows, and the rows before them it rendered for its dictionary:
-            // "part 1 of 3 of 1200x100, rows 35–66 (+35 before, for the dictionary)". They follow the
+            // "part 1 of 3 of 1200x100, rows 30–65 (+28 before, for the dictionary)": 28 rows of 1,201
+            // bytes fill deflate's 32 KiB window, so the part starts past the picture's top. They follow the
             // last part's, and with those before they are the rows the JSON of the same run says it rendered.
             let line = try #require(
                 result.standardOutput.firstMatch(
