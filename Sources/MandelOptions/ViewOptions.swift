@@ -113,26 +113,38 @@ package struct ViewOptions: ParsableArguments {
 
     package static let defaultCenter = ComplexValue(real: -0.5, imaginary: 0)
 
-    package mutating func validate() throws { try validate(zoomOption: "--zoom") }
+    /// A preset's checks are left to the command (``validatePreset()``), whose own checks come after
+    /// these: `serve` refuses every preset, whatever size comes with it.
+    package mutating func validate() throws {
+        if preset != nil { return }
+        try validate(zoomOption: "--zoom")
+    }
+
+    /// A preset's checks: no view option beside it, and a square size. Render, compare and sweep call
+    /// it first in their `validate()`; nothing is checked without a preset.
+    package func validatePreset() throws {
+        guard let preset else { return }
+        let conflicting = [
+            ("--center", center != nil), ("--zoom", zoom != nil),
+            ("--iterations", iterations != nil), ("--color", color != nil),
+            ("--palette", palette != nil), ("--palette-cycle", paletteCycle != nil),
+            ("--palette-offset", paletteOffset != nil), ("--julia", julia != nil),
+            ("--supersample", supersample != nil), ("--precision", precision != nil), ("--bla", bla != nil),
+            ("--period", period != nil),
+        ]
+        if let (option, _) = conflicting.first(where: { $0.1 }) {
+            throw ValidationError("--preset \(preset.rawValue) fixes the view; remove \(option)")
+        }
+        guard size.width == size.height else {
+            throw ValidationError("--preset \(preset.rawValue) renders N×N; give --size N (got '\(size)')")
+        }
+    }
 
     /// The checks of `validate()`, whose messages name the zoom's option `zoomOption` (`--zoom-to`
-    /// checks the last frame's view with the same rules).
+    /// checks the last frame's view with the same rules), a preset's included.
     package func validate(zoomOption: String) throws {
-        if let preset {
-            let conflicting = [
-                ("--center", center != nil), ("--zoom", zoom != nil),
-                ("--iterations", iterations != nil), ("--color", color != nil),
-                ("--palette", palette != nil), ("--palette-cycle", paletteCycle != nil),
-                ("--palette-offset", paletteOffset != nil), ("--julia", julia != nil),
-                ("--supersample", supersample != nil), ("--precision", precision != nil), ("--bla", bla != nil),
-                ("--period", period != nil),
-            ]
-            if let (option, _) = conflicting.first(where: { $0.1 }) {
-                throw ValidationError("--preset \(preset.rawValue) fixes the view; remove \(option)")
-            }
-            guard size.width == size.height else {
-                throw ValidationError("--preset \(preset.rawValue) renders N×N; give --size N (got '\(size)')")
-            }
+        if preset != nil {
+            try validatePreset()
             return
         }
         try validatePalette()

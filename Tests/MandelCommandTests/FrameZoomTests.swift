@@ -140,6 +140,25 @@ struct FrameZoomTests {
         expectRefusal(result, status: 64, mentioning: "fixes the view; remove \(arguments[0])", leaving: folder)
     }
 
+    /// Each command checks a preset itself (serve refuses any preset before its other checks): one
+    /// command that forgot would take a view option beside the preset, or a picture that is not square.
+    @Test(
+        "render, compare and sweep refuse a view option beside the preset, and a size that is not square",
+        arguments: ["render", "compare", "sweep"])
+    func presetCheckedByEveryCommand(command: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let rest = command == "sweep" ? ["--workers", "1,2"] : command == "render" ? ["-o", "b.pbm"] : []
+        let beside = try MandelProcess.run(
+            [command, "--preset", "benchmarks-game", "--size", "64", "--julia", "-0.8,0.156"] + rest, in: folder)
+        expectRefusal(beside, status: 64, mentioning: "--preset benchmarks-game fixes the view; remove --julia")
+        let oblong = try MandelProcess.run(
+            [command, "--preset", "benchmarks-game", "--size", "64x48"] + rest, in: folder)
+        expectRefusal(
+            oblong, status: 64, mentioning: "--preset benchmarks-game renders N×N; give --size N (got '64x48')")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
+    }
+
     @Test("the preset's refusals cover every view option: one added later is added here")
     func presetRefusalsCoverTheView() {
         #expect(Set(Self.viewValues.keys) == Set(ViewRequest.viewKeys).subtracting(["size"]))

@@ -219,7 +219,17 @@ struct ServeCommandTests {
         arguments: [
             (["--iterations", "0"], "iterations must be from 1"), (["--color", "histogram"], "histogram"),
             (["--port", "70000"], "--port must be from 0 to 65535 (got 70000)"),
-            (["--preset", "benchmarks-game"], "preset"),
+            // Refused as serve's own, before a preset's other checks (its size, its view options) ask for
+            // what serve would refuse all the same.
+            (["--preset", "benchmarks-game"], "--preset is a fixed picture; the explorer starts at a view"),
+            (
+                ["--preset", "benchmarks-game", "--size", "500"],
+                "--preset is a fixed picture; the explorer starts at a view"
+            ),
+            (
+                ["--preset", "benchmarks-game", "--zoom", "2"],
+                "--preset is a fixed picture; the explorer starts at a view"
+            ),
             (["--max-iterations", "100", "--iterations", "101"], "--max-iterations 100"),
             (["--queue", "-1"], "--queue"),
             // Each range's both ends, one past each, in the words of the option's own check.

@@ -119,6 +119,7 @@ struct CompareCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     mutating func validate() throws {
+        try view.validatePreset()
         try view.validateFitsInMemory(because: "mandel compare keeps whole pictures in memory")
         try work.validateSingleValues(command: "compare", size: view.size)
         try validateDistinctOutputs(outputs)

@@ -92,6 +92,7 @@ struct RenderCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     mutating func validate() throws {
+        try view.validatePreset()
         try validateGrace(grace)
         try batch.validateParts(outputs: outputs, view: view, firstPicture: firstPicture)
         try batch.validateWindow(view: view)

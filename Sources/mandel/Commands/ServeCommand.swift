@@ -71,6 +71,8 @@ struct ServeCommand: AsyncParsableCommand {
     var work: WorkOptions
 
     mutating func validate() throws {
+        // Before any other check: the other checks of a preset's picture would ask for what serve never takes.
+        if view.preset != nil { throw ValidationError("--preset is a fixed picture; the explorer starts at a view") }
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535 (got \(port))") }
         guard (1...64).contains(slots) else { throw ValidationError("--slots must be from 1 to 64 (got \(slots))") }
         guard (0...10000).contains(queue) else {
@@ -81,7 +83,6 @@ struct ServeCommand: AsyncParsableCommand {
                 "--max-iterations must be from 1 to \(Limits.maximumIterations) (got \(maxIterations))")
         }
         try work.validateSingleValues(command: "serve", size: view.size)
-        if view.preset != nil { throw ValidationError("--preset is a fixed picture; the explorer starts at a view") }
         // The page's tiles are windows of its view: what a window refuses, the starting view does too.
         try BatchOptions.validateWindow(preset: nil, colorScheme: view.colorScheme)
         if view.iterationLimit > maxIterations {

@@ -77,6 +77,7 @@ struct SweepCommand: AsyncParsableCommand, ProcessNeeds {
     }
 
     mutating func validate() throws {
+        try view.validatePreset()
         try work.validateTiles(fitIn: view.size)
         let workerList = work.workers ?? []
         let tileList = work.tile ?? []
