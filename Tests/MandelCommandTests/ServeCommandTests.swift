@@ -281,6 +281,7 @@ struct ServeCommandTests {
                 "/tile?strategy=\(strategy)&size=600x400&center=-0.122,0.745&zoom=20&iterations=40000"
                 + "&window=236,136,128,128"
             #expect(try HTTPConnection.get(tile, port: server.port, deadline: 60).status == 200)
+            try waitForSent(1, of: strategy, port: server.port)
         }
         let connection = try HTTPConnection(port: server.port)
         defer { connection.close() }

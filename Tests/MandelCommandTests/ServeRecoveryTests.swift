@@ -31,6 +31,7 @@ struct ServeRecoveryTests {
         #expect(reply.status == 200, "\(reply.text.prefix(300))")
         let command = try #require(reply.headers["x-mandel-command"])
         #expect(reply.body == (try rendered(command)), "the tile after a helper's death is not its command's file")
+        try waitForSent(1, of: "process", port: server.port)
         let stats = try StatsReading.fetch(port: server.port)
         #expect(stats.count("tiles_sent", of: "process") == 1 && stats.count("tiles_failed", of: "process") == 0)
         // The pool keeps the replacements (one slot may have taken the other's, kept already), and
@@ -44,6 +45,7 @@ struct ServeRecoveryTests {
         // (A helper that misses its deadline on a loaded machine is replaced too: at least one is kept, never more
         // than the workers.)
         #expect(!helpers.isDisjoint(with: after) && after.count <= 2, "helpers \(helpers), then \(after)")
+        try waitForSent(2, of: "process", port: server.port)
         let stats2 = try StatsReading.fetch(port: server.port)
         #expect(stats2.count("tiles_sent", of: "process") == 2 && stats2.count("tiles_failed", of: "process") == 0)
         #expect(try server.stop(with: SIGTERM) < 2)
