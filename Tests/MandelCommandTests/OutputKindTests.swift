@@ -58,6 +58,6 @@ extension OutputKindTests {
     }
 }
 
-private func makedev(_ major: UInt32, _ minor: UInt32) -> dev_t {
+func makedev(_ major: UInt32, _ minor: UInt32) -> dev_t {
     dev_t(major & 0xfff) << 8 | dev_t(minor & 0xff) | dev_t(minor & ~0xff) << 12 | dev_t(major & ~0xfff) << 32
 }

@@ -8,11 +8,11 @@ import Testing
 @Suite("Parts and a join: what a part's path names")
 struct PartKindTests {
     @Test(
-        "a FIFO with no writer, a link to one, a folder, a character device, a socket: refused within seconds",
+        "a FIFO with no writer, a link to one, a folder, a character or block device, a socket: refused within seconds",
         arguments: [
             ("fifo", "it is a FIFO"), ("link-to-fifo", "it is a FIFO"), ("folder", "it is a folder"),
             ("/dev/zero", "it is a character device"), ("/dev/null", "it is a character device"),
-            ("socket", "it is a socket"),
+            ("socket", "it is a socket"), ("block", "it is a block device"),
         ])
     func kinds(name: String, kind: String) throws {
         let folder = try PartRefusalTests.partsFolder()
@@ -22,6 +22,8 @@ struct PartKindTests {
         try FileManager.default.createDirectory(atPath: folder + "/folder", withIntermediateDirectories: false)
         let socket = try UnixSocket(path: folder + "/socket")
         defer { socket.close() }
+        // A block device's node made here (root may; a loop device's numbers, never opened).
+        #expect(mknod(folder + "/block", S_IFBLK | 0o600, makedev(7, 0)) == 0, "mknod: \(errno)")
         let before = contents(of: folder)
         // Given first or last: the join must not have opened the parts before it.
         for files in [[name, "p0", "p1", "p2"], ["p0", "p1", "p2", name]] {
@@ -30,6 +32,34 @@ struct PartKindTests {
                 result, status: 66, mentioning: "cannot read '\(name)': \(kind); a part must be a regular file")
             #expect(contents(of: folder) == before, "left \(contents(of: folder))")
         }
+    }
+}
+
+/// What `--orbit FILE` can name besides a regular file, as for a part: refused at once with its kind
+/// (exit 66), never opened in a way that waits, no picture written.
+@Suite("--orbit: what its path names")
+struct OrbitKindTests {
+    @Test(
+        "a FIFO with no writer, a folder, a character or block device, a socket: refused within seconds",
+        arguments: [
+            ("fifo", "it is a FIFO"), ("folder", "it is a folder"), ("/dev/zero", "it is a character device"),
+            ("socket", "it is a socket"), ("block", "it is a block device"),
+        ])
+    func kinds(name: String, kind: String) throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(mkfifo(folder + "/fifo", 0o644) == 0)
+        try FileManager.default.createDirectory(atPath: folder + "/folder", withIntermediateDirectories: false)
+        let socket = try UnixSocket(path: folder + "/socket")
+        defer { socket.close() }
+        #expect(mknod(folder + "/block", S_IFBLK | 0o600, makedev(7, 0)) == 0, "mknod: \(errno)")
+        let before = contents(of: folder)
+        let result = try MandelProcess.run(
+            ["render", "--size", "64", "--center", "-0.75,0.1", "--zoom", "1e20", "--orbit", name, "-o", "o.png"],
+            in: folder, deadline: 20)
+        expectRefusal(
+            result, status: 66, mentioning: "--orbit '\(name)': \(kind); an orbit file must be a regular file")
+        #expect(contents(of: folder) == before, "left \(contents(of: folder))")
     }
 }
 
