@@ -138,17 +138,18 @@ struct RenderLineTwinTests {
     }
 
     @Test(
-        "a deep view: the orbit's steps and bits as the JSON's, each step its share, and the serial bound from the line's own times"
-    )
-    func deep() throws {
-        let (line, json) = try Self.twins([
-            "--size", "200x150", "--zoom", "1e20", "--center", "-1.7499,0.0000001", "--iterations", "3000",
-        ])
+        "a deep view: the orbit's steps and bits as the JSON's, each step its share, and the serial bound from the line's own times",
+        arguments: [[], ["--workers", "1"]])
+    func deep(workerOption: [String]) throws {
+        let (line, json) = try Self.twins(
+            [
+                "--size", "200x150", "--zoom", "1e20", "--center", "-1.7499,0.0000001", "--iterations", "3000",
+            ] + workerOption)
         try Self.expectHead(line, json)
         let deep = try #require(
             line.firstMatch(
                 of:
-                    /perturbation: orbit (.+?) \((\d+) steps, ([\d.]+) µs each at (\d+) bits\), table (.+?), pixels (.+?); serial (\d+)%, so (\d+) workers are at most ([\d.]+)x one/
+                    /perturbation: orbit (.+?) \((\d+) steps, ([\d.]+) µs each at (\d+) bits\), table (.+?), pixels (.+?); serial (\d+)%, so (\d+) (workers are|worker is) at most ([\d.]+)x one/
             ), "\(line)")
         #expect(Int(deep.2) == json["orbit_steps"] as? Int, "\(line)")
         #expect(Int(deep.4) == json["precision_bits"] as? Int, "\(line)")
@@ -166,12 +167,14 @@ struct RenderLineTwinTests {
         let slack = (orbit.halfDigit + table.halfDigit) / wall.value + serial * wall.halfDigit / wall.value
         #expect(abs(Double(deep.7)! / 100 - serial) <= 0.005 + slack, "serial \(deep.7)% against \(serial)")
         #expect(Int(deep.8) == json["workers"] as? Int)
+        #expect(deep.9 == (deep.8 == "1" ? "worker is" : "workers are"), "\(line)")
+        #expect((deep.8 == "1") == !workerOption.isEmpty, "\(line)")
         let share = Double(deep.7)! / 100
         let workers = Double(deep.8)!
         let bound = 1 / (share + (1 - share) / workers)
         // The bound is printed from the unrounded share: within what the share's rounding moves it.
         let moved = abs(1 / (share + 0.005 + (1 - share - 0.005) / workers) - bound) + 0.05
-        #expect(abs(Double(deep.9)! - bound) <= moved, "at most \(deep.9)x against \(bound)")
+        #expect(abs(Double(deep.10)! - bound) <= moved, "at most \(deep.10)x against \(bound)")
         #expect(pixels.value >= 0)
     }
 }
