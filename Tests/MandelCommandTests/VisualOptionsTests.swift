@@ -36,7 +36,9 @@ struct VisualOptionsTests {
         #expect(contents(of: folder).isEmpty)
     }
 
-    @Test("--progress draws a bar on a terminal and erases it; without it, a pipe gets nothing")
+    @Test(
+        "on a terminal a bar is drawn and erased, by default and with --progress, and none with --no-progress; a pipe gets nothing"
+    )
     func progress() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -46,25 +48,35 @@ struct VisualOptionsTests {
             "render", "--size", "800x600", "--center", "-0.1225,0.7449", "--zoom", "30", "--tile", "16", "-o", "p.png",
         ]
         let slow = bulb + ["--iterations", "45000", "--workers", "2"]
-        // script(1) gives mandel a terminal for standard error.
-        let terminal = Process()
-        terminal.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        let command = ([MandelProcess.executable.path] + slow + ["--progress"]).map { "'\($0)'" }.joined(separator: " ")
-        terminal.arguments = ["-qec", command, "/dev/null"]
-        terminal.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let output = Pipe()
-        terminal.standardOutput = output
-        try terminal.run()
-        let watchdog = MandelProcess.Watchdog(terminal, seconds: MandelProcess.deadlineSeconds)
-        let shown = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        terminal.waitUntilExit()
-        if watchdog.disarm() {
-            throw DeadlinePassed(
-                waitingFor: "mandel --progress on a terminal to exit", seconds: MandelProcess.deadlineSeconds)
+        /// What mandel wrote to a terminal (script(1) gives it one for standard error), run with `option`.
+        func onTerminal(_ option: [String]) throws -> String {
+            let terminal = Process()
+            terminal.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+            let command = ([MandelProcess.executable.path] + slow + option).map { "'\($0)'" }.joined(separator: " ")
+            terminal.arguments = ["-qec", command, "/dev/null"]
+            terminal.currentDirectoryURL = URL(fileURLWithPath: folder)
+            let output = Pipe()
+            terminal.standardOutput = output
+            try terminal.run()
+            let watchdog = MandelProcess.Watchdog(terminal, seconds: MandelProcess.deadlineSeconds)
+            let shown = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            terminal.waitUntilExit()
+            if watchdog.disarm() {
+                throw DeadlinePassed(
+                    waitingFor: "mandel \(option) on a terminal to exit", seconds: MandelProcess.deadlineSeconds)
+            }
+            #expect(terminal.terminationStatus == 0, "\(option): \(shown)")
+            return shown
         }
-        #expect(terminal.terminationStatus == 0)
-        #expect(shown.contains("tiles") && shown.contains("\r\u{1B}[K["), "a bar drawn in place: \(shown)")
-        #expect(shown.contains("\r\u{1B}[K") && shown.contains("left"), "an estimate of the time left")
+        for option in [["--progress"], []] {
+            let shown = try onTerminal(option)
+            #expect(
+                shown.contains("tiles") && shown.contains("\r\u{1B}[K["), "\(option): a bar drawn in place: \(shown)")
+            #expect(shown.contains("\r\u{1B}[K") && shown.contains("left"), "\(option): an estimate of the time left")
+        }
+        let quiet = try onTerminal(["--no-progress"])
+        #expect(!quiet.contains("\u{1B}[K") && !quiet.contains(" left"), "--no-progress drew: \(quiet)")
+        #expect(quiet.hasPrefix("gcd: 800x600"), "the report line alone: \(quiet)")
         // As long on one worker, with half the work.
         let hidden = try MandelProcess.run(bulb + ["--iterations", "22500", "--workers", "1"], in: folder)
         #expect(hidden.status == 0)
