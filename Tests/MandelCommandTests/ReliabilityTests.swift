@@ -315,6 +315,11 @@ struct ResourceTests {
             launch: Self.fourGigabytes, deadline: 60)
         expectRefusal(
             three, status: 71, mentioning: "(and a copy in each of its 2 helper processes) needs", leaving: folder)
+        // One helper: two copies (1.7 GiB each, 5.2 GiB for three) do not fit in 3 GB, and the words are for one.
+        let two = try MandelProcess.run(
+            view + ["--workers", "1", "--strategy", "process", "-o", "process.png"], in: folder,
+            launch: MandelProcess.Launch(shellSetup: "ulimit -v 3000000"), deadline: 60)
+        expectRefusal(two, status: 71, mentioning: "(and a copy in its helper process) needs", leaving: folder)
     }
 
     @Test("a picture that cannot fit on its file system is refused before rendering, with the sizes (73)")

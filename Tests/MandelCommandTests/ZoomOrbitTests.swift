@@ -179,6 +179,31 @@ struct ZoomOrbitTests {
         #expect(contents(of: folder).isEmpty, "left \(contents(of: folder))")
     }
 
+    /// Centres of many digits are named by their first 60 and where they first differ: two centres
+    /// alike in their first 69 characters would read the same in the refusal otherwise.
+    @Test("an orbit file of a long centre that differs late is refused naming the character they differ from")
+    func longCentreMisfit() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let real = "-0.743643887037158704752191506114774999999999999999999999999999999999"
+        let written = real + "9,0.1318259042053119704931320561385"
+        let asked = real + "8,0.1318259042053119704931320561385"
+        let view = ["render", "--zoom", "1e30", "--size", "32", "--iterations", "2000"]
+        let writer = try MandelProcess.run(
+            view + ["--center", written, "--orbit-out", "long.orbit", "-o", "a.png"], in: folder)
+        #expect(writer.status == 0, "\(writer.standardError)")
+        try FileManager.default.removeItem(atPath: folder + "/a.png")
+        let reader = try MandelProcess.run(
+            view + ["--center", asked, "--orbit", "long.orbit", "-o", "b.png"], in: folder)
+        let differing = real.count + 1
+        expectRefusal(
+            reader, status: 65,
+            mentioning:
+                "it is the orbit of --center \(written.prefix(60))…, not \(asked.prefix(60))… (they differ from "
+                + "character \(differing) on)")
+        #expect(contents(of: folder) == ["long.orbit"])
+    }
+
     /// A file that is not the orbit this render would compute, whatever is wrong with it: refused
     /// with one line naming the file and what does not fit, exit 65 (66 where it cannot be read),
     /// and no picture written.
