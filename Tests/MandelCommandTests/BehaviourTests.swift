@@ -178,28 +178,37 @@ struct BehaviourTests {
         let result = try MandelProcess.run(
             [
                 "sweep", "--size", "64x48", "--tile", "16", "--workers", "4", "--strategies", "gcd", "--runs", "1",
-                "--warmup", "0", "--tile-wait", "0,2", "--tile-wait-mode", "async", "--json", "s.json", "--csv",
+                "--warmup", "0", "--tile-wait", "0,0.5,2", "--tile-wait-mode", "async", "--json", "s.json", "--csv",
                 "s.csv",
             ],
             in: folder)
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(result.standardOutput.contains("wait 2 ms"))
+        // The table's head names each point as given, a fraction of a millisecond too.
+        let head = result.standardOutput.split(separator: "\n").first { $0.hasPrefix("strategy") }
+        #expect(
+            head?.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+                == "strategy wait 0 ms wait 0.5 ms wait 2 ms", "\(result.standardOutput)")
         let export = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/s.json")))
                 as? [String: Any])
         let points = try #require(export["points"] as? [[String: Any]])
-        #expect(points.compactMap { $0["tile_wait"] as? Double } == [0, 0.002])
+        #expect(points.compactMap { $0["tile_wait"] as? Double } == [0, 0.0005, 0.002])
         let csv = try String(contentsOfFile: folder + "/s.csv", encoding: .utf8).split(separator: "\n")
         #expect(csv.first?.hasPrefix("point_workers,point_tile,point_tile_wait,strategy,") == true)
-        #expect(csv.count == 1 + 2 * 2, "a row per point and strategy (serial and gcd)")
+        #expect(csv.count == 1 + 3 * 2, "a row per point and strategy (serial and gcd)")
     }
 
     @Test("the trace carries the main queue's lateness and the process's threads as counter tracks")
     func traceCounters() throws {
         let folder = temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        // serial renders on the main queue: its heartbeat runs late by about the render's time, a figure
+        // both the trace's lateness track and the JSON's main queue hold.
         let result = try MandelProcess.run(
-            ["render", "--size", "400x300", "--iterations", "2000", "-o", "p.png", "--trace", "t.json"], in: folder)
+            [
+                "render", "--strategy", "serial", "--size", "400x300", "--iterations", "2000", "-o", "p.png", "--trace",
+                "t.json", "--json",
+            ], in: folder)
         #expect(result.status == 0, "\(result.standardError)")
         let trace = try #require(
             try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/t.json")))
@@ -209,6 +218,17 @@ struct BehaviourTests {
         #expect(counters == ["main queue lateness (ms), most per frame", "process threads"])
         let threads = events.filter { $0["name"] as? String == "process threads" }
             .compactMap { ($0["args"] as? [String: Any])?["value"] as? Double }
-        #expect(threads.contains { $0 >= 2 }, "the render's two workers are among the process's threads")
+        #expect(threads.contains { $0 >= 2 }, "the main thread and the render's queues are among the process's threads")
+        // The track's values are each frame's most lateness in ms: the largest is the heartbeat's max (the
+        // JSON's, in seconds, read from its histogram: within its 1% buckets), never more.
+        let lateness = events.filter { $0["name"] as? String == "main queue lateness (ms), most per frame" }
+            .compactMap { ($0["args"] as? [String: Any])?["value"] as? Double }
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [String: Any])
+        let maximum = try #require((report["main_queue"] as? [String: Any])?["max"] as? Double) * 1000
+        let largest = try #require(lateness.max(), "no lateness in the trace")
+        #expect(
+            largest >= 0.5 * maximum && largest <= 1.01 * maximum + 0.01,
+            "the track's most \(largest) ms, the JSON's max \(maximum) ms")
     }
 }

@@ -293,6 +293,41 @@ struct ChartTests {
         }
     }
 
+    /// A sweep's values may be given in any order: each line runs along its axis, from the least value
+    /// to the greatest, whatever the order of the list (the JSON's points keep the list's order).
+    @Test("a sweep over values given out of order draws each line along the axis, its markers at the JSON's values")
+    func sweepUnorderedList() throws {
+        let folder = temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let result = try MandelProcess.run(
+            [
+                "sweep", "--size", "32", "--iterations", "64", "--warmup", "0", "--runs", "1", "--workers", "4,1,2",
+                "--strategies", "gcd", "--threads-chart", "t.svg", "--chart", "c.svg", "--json", "s.json",
+            ], in: folder)
+        try #require(result.status == 0, "\(result.standardError)")
+        let points = try SweepPoints(jsonAt: folder + "/s.json", key: "workers")
+        #expect(points.values == ["4", "1", "2"])
+        for file in ["t.svg", "c.svg"] {
+            let chart = try SVGChartFile(path: folder + "/" + file)
+            #expect(chart.series.count == 2, "\(file)")
+            for (name, group) in chart.series {
+                let line = try #require(group.descendants("polyline").first, "\(file) \(name): no line").polylinePoints
+                #expect(line.count == 3, "\(file) \(name)")
+                #expect(zip(line, line.dropFirst()).allSatisfy { $0.x < $1.x }, "\(file) \(name): \(line)")
+                if file == "t.svg" {
+                    let markers = try group.descendants("circle").map { try ChartMarker($0, series: name) }
+                    #expect(markers.map(\.x) == [1, 2, 4], "\(name)")
+                    for marker in markers {
+                        let index = try #require(points.values.firstIndex { Double($0) == marker.x }, "\(marker.x)")
+                        let point = points.rows[index]
+                        #expect(
+                            marker.y == Double(try point.row(name).integer("peak_threads")), "\(name) at \(marker.x)")
+                    }
+                }
+            }
+        }
+    }
+
     @Test("sweep --preview prints when each strategy's preview reached the main queue, per point, in ms")
     func sweepPreviewMatrix() throws {
         let folder = temporaryFolder()

@@ -56,6 +56,38 @@ struct PartForgeryTests {
         },
     ]
 
+    /// PNG allows a tEXt keyword of 1 to 79 characters. Each part's first tEXt chunk (Software) is given a
+    /// keyword of each length at the bound, the same in every part (one part alone would be refused as
+    /// of another picture), every CRC made to hold again: 79 is joined, and kept in the PNG; 80 is not.
+    @Test("a tEXt keyword of 79 characters in every part is joined and kept; one of 80 is refused")
+    func keywordAtItsBound() throws {
+        let folder = try PartRefusalTests.partsFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for length in [79, 80] {
+            let keyword = [UInt8](repeating: UInt8(ascii: "K"), count: length)
+            for index in 0..<3 {
+                var part = ForgedPart(try PartRefusalTests.bytes(folder, "p\(index)"))
+                // The head: the PNG signature, IHDR (8 + 13 + 4 bytes), then the first tEXt chunk at 33.
+                #expect(Array(part.header.pngHead[37..<41]) == Array("tEXt".utf8))
+                part.editHeadChunk(at: 33) { data in
+                    let end = data.firstIndex(of: 0) ?? 0
+                    data.replaceSubrange(0..<end, with: keyword)
+                }
+                try PartRefusalTests.write(part.bytes, folder, "k\(index)")
+            }
+            let output = "out-\(length).png"
+            let result = try MandelProcess.run(["join", "k0", "k1", "k2", "-o", output], in: folder)
+            if length == 79 {
+                #expect(result.status == 0, "\(result.standardError)")
+                let joined = try PartRefusalTests.bytes(folder, output)
+                #expect(joined.count > 100 && joined[33 + 8..<33 + 8 + 79].elementsEqual(keyword), "the keyword kept")
+            } else {
+                expectRefusal(result, status: 65, mentioning: "no keyword of 1 to 79")
+                #expect(!FileManager.default.fileExists(atPath: folder + "/" + output))
+            }
+        }
+    }
+
     @Test("a forged number in a part: refused with one line and exit 65, peak memory under 100 MiB", arguments: numbers)
     func forgedNumber(forgery: Forgery) throws {
         let folder = try PartRefusalTests.partsFolder()

@@ -264,6 +264,14 @@ struct ServeCommandTests {
             let config = try HTTPConnection.get("/config", port: server.port, deadline: 10).json()
             let maximum = arguments[arguments.firstIndex(of: "--max-iterations")! + 1]
             #expect((config["max_iterations"] as? Int).map(String.init) == maximum, "\(config["max_iterations"] ?? "")")
+            // Taken and passed on: the server's queue has the slots and capacity given.
+            let stats = try StatsReading.fetch(port: server.port)
+            let value = { (option: String) in Int(arguments[arguments.firstIndex(of: option)! + 1]) }
+            #expect(
+                stats.count("slots", in: "queue") == value("--slots"), "\(arguments): \(stats.object["queue"] ?? "")")
+            #expect(
+                stats.count("capacity", in: "queue") == value("--queue"), "\(arguments): \(stats.object["queue"] ?? "")"
+            )
             _ = try server.stop(with: SIGKILL)
         }
     }

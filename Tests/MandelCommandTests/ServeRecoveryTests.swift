@@ -63,6 +63,11 @@ struct ServeRecoveryTests {
         #expect(reply.text.split(separator: "\n").count == 1)
         let stats = try StatsReading.fetch(port: server.port)
         #expect(stats.count("tiles_failed", of: "process") == 1 && stats.count("tiles_sent", of: "process") == 0)
+        // The failed tile is the strategy's only one: its processor time (starting and losing six helpers)
+        // is all of the strategy's, and all of it wasted.
+        let cpu = stats.seconds("cpu_seconds", of: "process")
+        let wasted = stats.seconds("cpu_seconds_wasted", of: "process")
+        #expect(cpu > 0 && wasted == cpu, "cpu \(cpu) s, wasted \(wasted) s")
         #expect(try HTTPConnection.get("/health", port: server.port).text == "ok\n")
         // Another strategy's tile is served meanwhile.
         let gcd = try HTTPConnection.get(
