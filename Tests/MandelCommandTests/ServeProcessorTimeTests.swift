@@ -27,12 +27,12 @@ struct ServeProcessorTimeTests {
         // A tile is counted once its last byte went out, after the client may have read it: on a loaded
         // machine /stats read at once missed the first tile, and 5 tiles' time was set against 4's.
         let countedBefore = try Self.stats(port: server.port, sent: 1).seconds("cpu_seconds", of: "serial")
-        let usedBefore = try #require(Self.processorSeconds(of: pid))
+        let usedBefore = SpawnedMandel.processorSeconds(of: pid)
         for _ in 0..<4 {
             #expect(try HTTPConnection.get(tile, port: server.port, deadline: 60).status == 200)
         }
         let stats = try Self.stats(port: server.port, sent: 5)
-        let usedAfter = try #require(Self.processorSeconds(of: pid))
+        let usedAfter = SpawnedMandel.processorSeconds(of: pid)
         let counted = stats.seconds("cpu_seconds", of: "serial") - countedBefore
         let used = usedAfter - usedBefore
         // The kernel's figure is in clock ticks: a tick either side of each reading.
@@ -60,7 +60,7 @@ struct ServeProcessorTimeTests {
         var outcomes: [String] = []
         for attempt in 1...3 {
             let before = try StatsReading.fetch(port: server.port)
-            let usedBefore = try #require(Self.processorSeconds(of: pid))
+            let usedBefore = SpawnedMandel.processorSeconds(of: pid)
             let connection = try HTTPConnection(port: server.port)
             try connection.send(get: tile)
             try waitUntil("tile \(attempt) to render") {
@@ -76,7 +76,7 @@ struct ServeProcessorTimeTests {
                 return after.count("tiles_sent", of: "serial") + after.count("tiles_wasted", of: "serial")
                     > before.count("tiles_sent", of: "serial") + before.count("tiles_wasted", of: "serial")
             }
-            let used = try #require(Self.processorSeconds(of: pid)) - usedBefore
+            let used = SpawnedMandel.processorSeconds(of: pid) - usedBefore
             let added = { (key: String) in after.count(key, of: "serial") - before.count(key, of: "serial") }
             #expect(added("tiles_requested") == 1 && added("tiles_cancelled") == 0 && added("tiles_failed") == 0)
             #expect(added("tiles_sent") + added("tiles_wasted") == 1)
@@ -108,16 +108,5 @@ struct ServeProcessorTimeTests {
         }
         #expect(stats.count("tiles_sent", of: "serial") == sent)
         return stats
-    }
-
-    /// A process's user and system time from `/proc/PID/stat` (its 14th and 15th fields), in seconds.
-    static func processorSeconds(of pid: Int32) -> Double? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = text.lastIndex(of: ")")
-        else { return nil }
-        // After the name in parentheses the fields start at the 3rd: user time is the 12th of them.
-        let fields = text[text.index(after: close)...].split(separator: " ")
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 }

@@ -122,6 +122,12 @@ package final class SpawnedMandel {
         return Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Processor seconds of any process `pid` so far, its finished threads and reaped children included
+    /// (not its children still running): read from /proc, to the clock tick (10 ms).
+    package static func processorSeconds(of pid: pid_t) -> Double {
+        Double(ticks(of: pid)) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// utime + stime + cutime + cstime of `process` (fields 14 to 17 of /proc/PID/stat), in clock
     /// ticks; 0 for one that is gone.
     private static func ticks(of process: pid_t) -> Int {
