@@ -1,3 +1,4 @@
+import Deadline
 import Foundation
 import MandelbrotCore
 import ProcessTestSupport
@@ -28,8 +29,11 @@ struct PalettesCommandTests {
         process.standardOutput = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
+        // Armed before the read, which would otherwise wait as long as a hung child.
+        let watchdog = MandelProcess.Watchdog(process, seconds: 60)
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        try MandelProcess.waitForExit(process, waitingFor: "mandel palettes on a terminal", deadline: 60)
+        process.waitUntilExit()
+        if watchdog.disarm() { throw DeadlinePassed(waitingFor: "mandel palettes on a terminal", seconds: 60) }
         #expect(process.terminationStatus == 0)
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\r\n").map(String.init)
         #expect(lines.count == Palette.named.count, "\(lines)")

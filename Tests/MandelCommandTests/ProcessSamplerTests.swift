@@ -1,3 +1,4 @@
+import Deadline
 import Foundation
 import ProcessTestSupport
 import Testing
@@ -33,8 +34,11 @@ struct ProcessSamplerTests {
         let output = Pipe()
         process.standardOutput = output
         try process.run()
+        // Armed before the read, which would otherwise wait as long as a hung child.
+        let watchdog = MandelProcess.Watchdog(process, seconds: 30)
         let data = output.fileHandleForReading.readDataToEndOfFile()
-        try MandelProcess.waitForExit(process, waitingFor: "sampler-probe \(counts)", deadline: 30)
+        process.waitUntilExit()
+        if watchdog.disarm() { throw DeadlinePassed(waitingFor: "sampler-probe \(counts)", seconds: 30) }
         #expect(process.terminationStatus == 0)
         return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
     }
